@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+# memtrace top-level Makefile.
+#
+#   make                 memtrace.ko for KVER (or KDIR) and memtrace-read
+#   make KVER=6.12.x     the module for another installed kernel
+#   make deps            install every Debian package the project needs
+#   make check           every test; ends with "N passed, N failed"
+#   make demo            boot a guest, load the module, print leak reports
+#   make bench           benchmarks (docs/benchmarks.md)
+#   make debug-kernel    the KUnit/KASAN/lockdep kernel (cached)
+#   make install         install module and reader on this host
+
+# The kernel to build against: the running kernel's build dir if there is
+# one, else the newest installed Debian headers.
+KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
+	else ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n1 | cut -d/ -f4; fi)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD ?= $(CURDIR)/build
+MODOUT ?= $(BUILD)/kmod-$(notdir $(patsubst %/,%,$(KVER)))
+USEROUT ?= $(BUILD)/user
+PREFIX ?= /usr/local
+
+.PHONY: all module userspace deps check demo bench debug-kernel install \
+	uninstall dkms-install clean unit-test
+
+all: module userspace
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel build dir $(KDIR): make deps, or set KVER/KDIR" >&2; exit 1; }
+	scripts/build-module.sh "$(KDIR)" "$(MODOUT)"
+
+userspace:
+	$(MAKE) -C userspace O=$(USEROUT)
+
+unit-test:
+	$(MAKE) -C userspace O=$(USEROUT) test
+
+deps:
+	scripts/deps.sh
+
+debug-kernel:
+	scripts/debug-kernel.sh
+
+check:
+	tests/check.sh
+
+demo:
+	scripts/demo.sh
+
+bench:
+	scripts/bench.sh
+
+install: all
+	install -D -m 0644 $(MODOUT)/memtrace.ko /lib/modules/$(KVER)/updates/memtrace.ko
+	depmod -a $(KVER)
+	install -D -m 0755 $(USEROUT)/memtrace-read $(DESTDIR)$(PREFIX)/bin/memtrace-read
+	install -D -m 0644 docs/memtrace-read.8 $(DESTDIR)$(PREFIX)/share/man/man8/memtrace-read.8
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/memtrace.ko $(DESTDIR)$(PREFIX)/bin/memtrace-read \
+	      $(DESTDIR)$(PREFIX)/share/man/man8/memtrace-read.8
+	depmod -a $(KVER)
+
+dkms-install:
+	dkms/dkms-install.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * memtrace: memory leak and memory growth tracing without BPF.
+ *
+ * The ABI between memtrace.ko and its readers, through /dev/memtrace.
+ *
+ * Stability rules:
+ *  - Every structure has fixed-width fields and explicit padding, so its
+ *    layout is the same for 32- and 64-bit callers (compat_ptr_ioctl).
+ *  - A reader must issue MEMTRACE_IOC_VERSION first on each open file; every
+ *    other ioctl fails with EPROTO until it has.  The module accepts a reader
+ *    whose MEMTRACE_ABI_VERSION equals its own.  Additions that keep old
+ *    readers working grow structures at their end and raise no version:
+ *    structures carrying a 'size' field are accepted if the caller's size is
+ *    at least the MEMTRACE_*_SIZE_VER0 size; missing trailing bytes read as
+ *    zero.
+ *  - The snapshot buffer is self-describing: sections are located by the
+ *    offsets in struct memtrace_snap_header, and each record size is given
+ *    there, so a reader skips fields it does not know.
+ */
+#ifndef _UAPI_LINUX_MEMTRACE_H
+#define _UAPI_LINUX_MEMTRACE_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define MEMTRACE_DEVICE		"/dev/memtrace"
+#define MEMTRACE_ABI_VERSION	1
+#define MEMTRACE_IOC_MAGIC	0xBA	/* unassigned in ioctl-number.rst */
+
+#define MEMTRACE_MAX_FRAMES	64	/* deepest stack recorded */
+#define MEMTRACE_NAME_LEN	32	/* cache names, NUL-terminated */
+#define MEMTRACE_COMM_LEN	16	/* TASK_COMM_LEN */
+#define MEMTRACE_MAX_CACHE_FILTERS 8
+
+/* Stack id of allocations whose stack could not be stored (pool full). */
+#define MEMTRACE_STACK_NONE	0
+/* Cache id of allocations that do not come from a named slab cache. */
+#define MEMTRACE_CACHE_NONE	0
+
+/* ---- MEMTRACE_IOC_VERSION: the handshake ---------------------------- */
+
+struct memtrace_version {
+	__u32 abi_version;	/* in: reader's; out: module's */
+	__u32 header_size;	/* out: sizeof(struct memtrace_snap_header) */
+	__u32 stack_rec_size;	/* out: sizeof(struct memtrace_stack_rec) */
+	__u32 stat_rec_size;	/* out: sizeof(struct memtrace_stat_rec) */
+	__u32 alloc_rec_size;	/* out: sizeof(struct memtrace_alloc_rec) */
+	__u32 cache_rec_size;	/* out: sizeof(struct memtrace_cache_rec) */
+	__u32 features;		/* out: MEMTRACE_FEAT_* attached on this kernel */
+	__u32 __reserved;
+	char module_version[32];/* out: memtrace.ko version string */
+};
+
+/* Event sources, for memtrace_config.events and memtrace_version.features */
+#define MEMTRACE_EV_KMALLOC	(1U << 0)	/* kmalloc / kfree */
+#define MEMTRACE_EV_CACHE	(1U << 1)	/* kmem_cache_alloc / _free */
+#define MEMTRACE_EV_PAGE	(1U << 2)	/* mm_page_alloc / mm_page_free */
+#define MEMTRACE_EV_PERCPU	(1U << 3)	/* percpu_alloc / free_percpu */
+#define MEMTRACE_EV_ALL		(MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE | \
+				 MEMTRACE_EV_PAGE | MEMTRACE_EV_PERCPU)
+
+/* ---- MEMTRACE_IOC_CONFIG: what to record ----------------------------- */
+
+struct memtrace_config {
+	__u32 size;		/* sizeof(struct memtrace_config) known to caller */
+	__u32 events;		/* MEMTRACE_EV_* to trace; 0 means all */
+	__u64 min_size;		/* record allocations of at least this size */
+	__u64 max_size;		/* ... and at most this size; 0: no limit */
+	__u32 sample_every;	/* record 1 in N allocations; 0 or 1: all */
+	__u32 sample_bytes;	/* byte sampling: mean bytes between samples */
+	__u32 stack_depth;	/* frames kept, 1..MEMTRACE_MAX_FRAMES; 0: max */
+	__u32 nr_caches;	/* entries used in caches[] */
+	/* record only slab allocations from these caches (names as in slabinfo) */
+	char caches[MEMTRACE_MAX_CACHE_FILTERS][MEMTRACE_NAME_LEN];
+};
+#define MEMTRACE_CONFIG_SIZE_VER0	296
+
+/* ---- MEMTRACE_IOC_SNAPSHOT: copy the state into the mapped buffer ----- */
+
+struct memtrace_snapshot_req {
+	__u32 size;		/* sizeof(struct memtrace_snapshot_req) */
+	__u32 flags;		/* MEMTRACE_SNAP_* */
+	__u64 min_age_ns;	/* live allocations younger than this are left out */
+	__u64 used;		/* out: bytes of the buffer written */
+	__u64 needed;		/* out: on ENOSPC, the buffer size that would do */
+};
+#define MEMTRACE_SNAPSHOT_REQ_SIZE_VER0	32
+
+#define MEMTRACE_SNAP_ALLOCS	(1U << 0)	/* include one record per live allocation */
+
+/* ---- The snapshot buffer (mmap of /dev/memtrace) ---------------------- */
+
+#define MEMTRACE_SNAP_MAGIC	0x4d545253	/* "MTRS" */
+
+/*
+ * Everything the hooks could not record, by reason.  No event is lost
+ * without being counted here.
+ */
+struct memtrace_loss {
+	__u64 recursion;	/* hook re-entered on the same CPU */
+	__u64 nmi;		/* allocation or free in NMI context */
+	__u64 live_full;	/* live-allocation index full */
+	__u64 stack_full;	/* stack pool full: kept under MEMTRACE_STACK_NONE */
+	__u64 stat_full;	/* per-CPU stack counter table full */
+	__u64 cache_full;	/* cache-name table full: kept as MEMTRACE_CACHE_NONE */
+	__u64 free_untracked;	/* free of an address not in the index */
+	__u64 comm_full;	/* task-name table full: comm shown as "?" */
+	__u64 __reserved[4];
+};
+
+struct memtrace_activity {
+	__u64 allocs_seen;	/* allocation events reaching the hooks */
+	__u64 frees_seen;	/* free events reaching the hooks */
+	__u64 allocs_recorded;	/* inserted into the live index */
+	__u64 frees_matched;	/* removed from the live index */
+	__u64 filtered;		/* left out by size/cache filters */
+	__u64 sampled_out;	/* left out by sampling */
+	__u64 live_entries;	/* allocations in the index now */
+	__u64 live_capacity;	/* index capacity now (grows) */
+	__u64 live_grows;	/* times the index grew */
+	__u64 stacks;		/* distinct stacks stored */
+	__u64 stack_pool_used;	/* bytes of the stack pool in use */
+	__u64 stack_pool_size;	/* bytes of the stack pool */
+};
+
+struct memtrace_snap_header {
+	__u32 magic;		/* MEMTRACE_SNAP_MAGIC */
+	__u32 abi_version;	/* MEMTRACE_ABI_VERSION */
+	__u64 used;		/* bytes of the buffer used by this snapshot */
+	__u64 now_ns;		/* CLOCK_MONOTONIC at snapshot, as record times */
+	__u64 start_ns;		/* CLOCK_MONOTONIC when tracing (last) started */
+	__u32 state;		/* MEMTRACE_STATE_* */
+	__u32 events;		/* MEMTRACE_EV_* attached */
+	__u32 sample_every;	/* config in force, for scaling estimates */
+	__u32 sample_bytes;
+	__u64 min_age_ns;	/* as requested */
+
+	__u64 stacks_off;	/* struct memtrace_stack_rec + frames, each 8-aligned */
+	__u64 stats_off;	/* struct memtrace_stat_rec[nr_stats] */
+	__u64 allocs_off;	/* struct memtrace_alloc_rec[nr_allocs] */
+	__u64 caches_off;	/* struct memtrace_cache_rec[nr_caches] */
+	__u32 nr_stacks;
+	__u32 nr_stats;
+	__u32 nr_allocs;
+	__u32 nr_caches;
+	__u32 stack_rec_size;
+	__u32 stat_rec_size;
+	__u32 alloc_rec_size;
+	__u32 cache_rec_size;
+
+	struct memtrace_activity activity;
+	struct memtrace_loss loss;
+};
+
+#define MEMTRACE_STATE_STOPPED	0
+#define MEMTRACE_STATE_TRACING	1
+
+/* A stored stack: the record, then nr_frames __u64 addresses, innermost first. */
+struct memtrace_stack_rec {
+	__u32 id;
+	__u32 nr_frames;
+	/* __u64 ip[nr_frames] follows */
+};
+
+/* Kinds of allocation, memtrace_stat_rec.kind and memtrace_alloc_rec.kind */
+#define MEMTRACE_KIND_KMALLOC	1
+#define MEMTRACE_KIND_CACHE	2
+#define MEMTRACE_KIND_PAGE	3
+#define MEMTRACE_KIND_PERCPU	4
+
+/*
+ * Counters of one (stack, cache, kind).  Totals count every recorded event
+ * since tracing started; live_* count the allocations still in the index,
+ * and old_* those of them at least min_age_ns old.  Under sampling each
+ * recorded allocation stands for est_weight_q16 / 65536 allocations on
+ * average (summed in est_*).
+ */
+struct memtrace_stat_rec {
+	__u32 stack_id;
+	__u16 cache_id;
+	__u8 kind;
+	__u8 __pad0;
+	__u64 total_allocs;
+	__u64 total_bytes;	/* bytes allocated (as the allocator gave) */
+	__u64 frees;
+	__u64 live_count;
+	__u64 live_bytes;
+	__u64 live_bytes_req;	/* bytes requested by the callers */
+	__u64 old_count;
+	__u64 old_bytes;
+	__u64 est_old_count;	/* scaled for sampling */
+	__u64 est_old_bytes;
+	__u64 first_ns;		/* first and last allocation recorded */
+	__u64 last_ns;
+};
+
+struct memtrace_alloc_rec {
+	__u64 addr;		/* address; for pages, the PFN */
+	__u64 ts_ns;		/* CLOCK_MONOTONIC at allocation */
+	__u32 stack_id;
+	__u32 bytes_req;
+	__u32 bytes_alloc;
+	__u32 pid;		/* allocating task (thread) */
+	__u16 cache_id;
+	__u8 kind;
+	__u8 __pad0;
+	__u32 __pad1;
+	char comm[MEMTRACE_COMM_LEN];
+};
+
+struct memtrace_cache_rec {
+	__u16 id;
+	__u16 flags;
+	__u32 object_size;	/* as kmem_cache_size() reports */
+	char name[MEMTRACE_NAME_LEN];
+};
+
+/* ---- ioctls ------------------------------------------------------------ */
+
+#define MEMTRACE_IOC_VERSION	_IOWR(MEMTRACE_IOC_MAGIC, 0x00, struct memtrace_version)
+#define MEMTRACE_IOC_CONFIG	_IOW(MEMTRACE_IOC_MAGIC, 0x01, struct memtrace_config)
+#define MEMTRACE_IOC_START	_IO(MEMTRACE_IOC_MAGIC, 0x02)
+#define MEMTRACE_IOC_STOP	_IO(MEMTRACE_IOC_MAGIC, 0x03)
+#define MEMTRACE_IOC_CLEAR	_IO(MEMTRACE_IOC_MAGIC, 0x04)
+/* size in bytes of the snapshot buffer that mmap then maps; page multiple */
+#define MEMTRACE_IOC_SET_BUFFER	_IOW(MEMTRACE_IOC_MAGIC, 0x05, __u64)
+#define MEMTRACE_IOC_SNAPSHOT	_IOWR(MEMTRACE_IOC_MAGIC, 0x06, struct memtrace_snapshot_req)
+
+#endif /* _UAPI_LINUX_MEMTRACE_H */

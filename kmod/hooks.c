@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The allocation hooks: tracepoint probes that record allocations and
+ * frees in the session's tables.
+ *
+ * They run wherever the kernel allocates: any context, hard IRQ included,
+ * with preemption disabled.  So they never allocate, sleep or printk; they
+ * run with interrupts disabled (one CPU's per-CPU state is then touched by
+ * one hook at a time, whatever the context level), refuse NMI, and a
+ * per-CPU busy flag catches re-entry from anything they call.  Every event
+ * they cannot record is counted in struct memtrace_loss.
+ */
+#include <linux/irqflags.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/stacktrace.h>
+#include <linux/timekeeping.h>
+
+#include <trace/events/kmem.h>
+#include <trace/events/percpu.h>
+
+#include "compat.h"
+#include "sampling.h"
+#include "tp.h"
+#include "tracer.h"
+
+struct mt_alloc_event {
+	unsigned long addr;
+	unsigned long call_site;	/* 0: unknown */
+	size_t bytes_req;
+	size_t bytes_alloc;
+	u16 cache_id;
+	u8 kind;
+};
+
+/*
+ * Drop the frames of the tracing machinery: start at the allocation's call
+ * site when the tracepoint names it, else after memtrace's own frames.
+ */
+static unsigned int mt_trim_stack(unsigned long *ip, unsigned int nr,
+				  unsigned long call_site, unsigned int depth)
+{
+	unsigned int i, first = nr;
+
+	for (i = 0; call_site && i < nr; i++) {
+		if (ip[i] == call_site) {
+			first = i;
+			goto found;
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		if (!within_module(ip[i], THIS_MODULE)) {
+			first = i;
+			break;
+		}
+	}
+found:
+	nr = min(nr - first, depth);
+	if (first && nr)
+		memmove(ip, ip + first, nr * sizeof(*ip));
+	return nr;
+}
+
+/* Sampling decision; true if this allocation is to be recorded. */
+static bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
+{
+	if (f->sample_bytes) {
+		c->bytes_to_sample -= bytes;
+		if (c->bytes_to_sample > 0)
+			return false;
+		c->bytes_to_sample = mt_bytes_to_next_sample(f->sample_bytes,
+							     get_random_u32());
+		return true;
+	}
+	if (f->sample_every > 1) {
+		if (++c->sample_count < f->sample_every)
+			return false;
+		c->sample_count = 0;
+	}
+	return true;
+}
+
+static u16 mt_current_comm(void)
+{
+	if (in_hardirq())
+		return mt_comm_intern(&mt.names, "[hardirq]");
+	if (in_serving_softirq())
+		return mt_comm_intern(&mt.names, "[softirq]");
+	return mt_comm_intern(&mt.names, current->comm);
+}
+
+static void mt_record_alloc(const struct mt_alloc_event *ev)
+{
+	const struct mt_filter *f = &mt.filter;
+	struct mt_pcpu *c;
+	struct mt_live e;
+	struct mt_stat *s;
+	unsigned long flags;
+	unsigned int nr;
+	bool indexed;
+
+	if (unlikely(in_nmi())) {
+		this_cpu_inc(mt.pcpu->loss.nmi);
+		return;
+	}
+	local_irq_save(flags);
+	c = this_cpu_ptr(mt.pcpu);
+	if (unlikely(c->busy)) {
+		c->loss.recursion++;
+		goto out;
+	}
+	c->busy = 1;
+	c->allocs_seen++;
+
+	if (ev->bytes_alloc < f->min_size ||
+	    (f->max_size && ev->bytes_alloc > f->max_size)) {
+		c->filtered++;
+		goto done;
+	}
+	if (f->by_cache) {
+		const struct mt_cache_name *cn = mt_cache_get(&mt.names, ev->cache_id);
+
+		if (!cn || !cn->selected) {
+			c->filtered++;
+			goto done;
+		}
+	}
+	if (!mt_sample(c, f, ev->bytes_alloc)) {
+		c->sampled_out++;
+		goto done;
+	}
+
+	nr = stack_trace_save(c->frames, f->depth + MT_STACK_SLACK, 0);
+	nr = mt_trim_stack(c->frames, nr, ev->call_site, f->depth);
+	e.stack_id = mt_stacktab_intern(&mt.stacks, c->frames, nr);
+	if (unlikely(e.stack_id == MEMTRACE_STACK_NONE))
+		c->loss.stack_full++;
+	if (unlikely(ev->cache_id == MEMTRACE_CACHE_NONE &&
+		     (ev->kind == MEMTRACE_KIND_CACHE || ev->kind == MEMTRACE_KIND_KMALLOC)))
+		c->loss.cache_full++;
+
+	e.addr = ev->addr;
+	e.ts_ns = ktime_get_mono_fast_ns();
+	e.bytes_req = min_t(size_t, ev->bytes_req, U32_MAX);
+	e.bytes_alloc = min_t(size_t, ev->bytes_alloc, U32_MAX);
+	e.pid = in_task() ? current->pid : 0;
+	e.cache_kind = MT_CACHE_KIND(ev->cache_id, ev->kind);
+	e.comm_id = mt_current_comm();
+	if (unlikely(!e.comm_id))
+		c->loss.comm_full++;
+
+	indexed = mt_livetab_insert(&mt.live, &e);
+	if (likely(indexed))
+		c->allocs_recorded++;
+	else
+		c->loss.live_full++;
+
+	s = mt_stattab_get(&mt.stats, MT_STAT_KEY(e.stack_id, e.cache_kind));
+	if (unlikely(!s)) {
+		c->loss.stat_full++;
+		goto done;
+	}
+	s->allocs++;
+	s->bytes += e.bytes_alloc;
+	if (indexed) {
+		s->live_count++;
+		s->live_bytes += e.bytes_alloc;
+		s->live_bytes_req += e.bytes_req;
+	}
+	if (!s->first_ns)
+		s->first_ns = e.ts_ns;
+	s->last_ns = e.ts_ns;
+done:
+	c->busy = 0;
+out:
+	local_irq_restore(flags);
+}
+
+static void mt_record_free(unsigned long addr, u8 kind)
+{
+	struct mt_pcpu *c;
+	struct mt_live e;
+	struct mt_stat *s;
+	unsigned long flags;
+
+	if (unlikely(in_nmi())) {
+		this_cpu_inc(mt.pcpu->loss.nmi);
+		return;
+	}
+	local_irq_save(flags);
+	c = this_cpu_ptr(mt.pcpu);
+	if (unlikely(c->busy)) {
+		c->loss.recursion++;
+		goto out;
+	}
+	c->busy = 1;
+	c->frees_seen++;
+	if (!mt_livetab_remove(&mt.live, addr, kind, &e)) {
+		/* Allocated before tracing started, or not recorded. */
+		c->loss.free_untracked++;
+		goto done;
+	}
+	c->frees_matched++;
+	s = mt_stattab_get(&mt.stats, MT_STAT_KEY(e.stack_id, e.cache_kind));
+	if (unlikely(!s)) {
+		c->loss.stat_full++;
+		goto done;
+	}
+	s->frees++;
+	s->live_count--;
+	s->live_bytes -= e.bytes_alloc;
+	s->live_bytes_req -= e.bytes_req;
+done:
+	c->busy = 0;
+out:
+	local_irq_restore(flags);
+}
+
+/* ---- the tracepoint probes ------------------------------------------- */
+
+static void mt_probe_kmalloc(void *data, unsigned long call_site,
+			     const void *ptr, size_t bytes_req,
+			     size_t bytes_alloc, gfp_t gfp, int node)
+{
+	struct mt_alloc_event ev = {
+		.addr = (unsigned long)ptr, .call_site = call_site,
+		.bytes_req = bytes_req, .bytes_alloc = bytes_alloc,
+		.kind = MEMTRACE_KIND_KMALLOC,
+	};
+
+	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
+		return;
+	ev.cache_id = mt_kmalloc_cache_intern(&mt.names, bytes_alloc, gfp);
+	mt_record_alloc(&ev);
+}
+
+static void mt_probe_kfree(void *data, unsigned long call_site, const void *ptr)
+{
+	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
+		return;
+	mt_record_free((unsigned long)ptr, MEMTRACE_KIND_KMALLOC);
+}
+
+static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
+				      const void *ptr, struct kmem_cache *s,
+				      gfp_t gfp, int node)
+{
+	struct mt_alloc_event ev = {
+		.addr = (unsigned long)ptr, .call_site = call_site,
+		.kind = MEMTRACE_KIND_CACHE,
+	};
+	const struct mt_cache_name *cn;
+	const char *name;
+
+	if (unlikely(!ptr))
+		return;
+	ev.cache_id = mt_cache_lookup(&mt.names, (unsigned long)s);
+	if (unlikely(!ev.cache_id)) {
+		char fallback[MEMTRACE_NAME_LEN];
+
+		name = mt_kmem_cache_name(s);
+		if (!name) {
+			snprintf(fallback, sizeof(fallback), "unnamed-%u",
+				 kmem_cache_size(s));
+			name = fallback;
+		}
+		ev.cache_id = mt_cache_intern(&mt.names, (unsigned long)s, name,
+					      kmem_cache_size(s));
+	}
+	cn = mt_cache_get(&mt.names, ev.cache_id);
+	ev.bytes_req = ev.bytes_alloc = cn ? cn->object_size : 0;
+	mt_record_alloc(&ev);
+}
+
+static void mt_probe_kmem_cache_free(void *data, unsigned long call_site,
+				     const void *ptr, const struct kmem_cache *s)
+{
+	if (unlikely(!ptr))
+		return;
+	mt_record_free((unsigned long)ptr, MEMTRACE_KIND_CACHE);
+}
+
+/* Pages are keyed by PFN. */
+static void mt_probe_page_alloc(void *data, struct page *page,
+				unsigned int order, gfp_t gfp, int migratetype)
+{
+	struct mt_alloc_event ev = {
+		.bytes_req = PAGE_SIZE << order, .bytes_alloc = PAGE_SIZE << order,
+		.kind = MEMTRACE_KIND_PAGE,
+	};
+
+	if (unlikely(!page))
+		return;
+	ev.addr = page_to_pfn(page);
+	mt_record_alloc(&ev);
+}
+
+static void mt_probe_page_free(void *data, struct page *page, unsigned int order)
+{
+	mt_record_free(page_to_pfn(page), MEMTRACE_KIND_PAGE);
+}
+
+static void mt_probe_page_free_batched(void *data, struct page *page)
+{
+	mt_record_free(page_to_pfn(page), MEMTRACE_KIND_PAGE);
+}
+
+static void mt_probe_percpu_alloc(void *data, unsigned long call_site,
+				  bool reserved, bool is_atomic, size_t size,
+				  size_t align, void *base_addr, int off,
+				  void __percpu *ptr, size_t bytes_alloc,
+				  gfp_t gfp)
+{
+	struct mt_alloc_event ev = {
+		.addr = (unsigned long)ptr, .call_site = call_site,
+		.bytes_req = size, .bytes_alloc = bytes_alloc,
+		.kind = MEMTRACE_KIND_PERCPU,
+	};
+
+	mt_record_alloc(&ev);
+}
+
+static void mt_probe_percpu_free(void *data, void *base_addr, int off,
+				 void __percpu *ptr)
+{
+	mt_record_free((unsigned long)ptr, MEMTRACE_KIND_PERCPU);
+}
+
+/*
+ * The compiler checks each probe against the prototype the kernel's own
+ * trace header declares, so a tracepoint whose arguments change in some
+ * kernel fails the build instead of corrupting a probe's arguments.
+ */
+#define MT_CHECK_PROBE(event, fn)					\
+	static inline void __maybe_unused mt_check_##event(void)	\
+	{								\
+		if (0)							\
+			register_trace_##event(fn, NULL);		\
+	}
+MT_CHECK_PROBE(kmalloc, mt_probe_kmalloc)
+MT_CHECK_PROBE(kfree, mt_probe_kfree)
+MT_CHECK_PROBE(kmem_cache_alloc, mt_probe_kmem_cache_alloc)
+MT_CHECK_PROBE(kmem_cache_free, mt_probe_kmem_cache_free)
+MT_CHECK_PROBE(mm_page_alloc, mt_probe_page_alloc)
+MT_CHECK_PROBE(mm_page_free, mt_probe_page_free)
+MT_CHECK_PROBE(mm_page_free_batched, mt_probe_page_free_batched)
+MT_CHECK_PROBE(percpu_alloc_percpu, mt_probe_percpu_alloc)
+MT_CHECK_PROBE(percpu_free_percpu, mt_probe_percpu_free)
+
+static struct mt_tp mt_alloc_tps[] = {
+	{ "kmalloc", mt_probe_kmalloc, MEMTRACE_EV_KMALLOC },
+	{ "kfree", mt_probe_kfree, MEMTRACE_EV_KMALLOC },
+	{ "kmem_cache_alloc", mt_probe_kmem_cache_alloc, MEMTRACE_EV_CACHE },
+	{ "kmem_cache_free", mt_probe_kmem_cache_free, MEMTRACE_EV_CACHE },
+	{ "mm_page_alloc", mt_probe_page_alloc, MEMTRACE_EV_PAGE },
+	{ "mm_page_free", mt_probe_page_free, MEMTRACE_EV_PAGE },
+	{ "mm_page_free_batched", mt_probe_page_free_batched, MEMTRACE_EV_PAGE },
+	{ "percpu_alloc_percpu", mt_probe_percpu_alloc, MEMTRACE_EV_PERCPU },
+	{ "percpu_free_percpu", mt_probe_percpu_free, MEMTRACE_EV_PERCPU },
+};
+
+static u32 mt_events_available;
+
+int mt_tp_init(void)
+{
+	mt_events_available = mt_tp_lookup(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps));
+	return mt_events_available ? 0 : -ENOENT;
+}
+
+u32 mt_tp_available(void)
+{
+	return mt_events_available;
+}
+
+int mt_hooks_attach(u32 events)
+{
+	return mt_tp_register(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), events);
+}
+
+void mt_hooks_detach(void)
+{
+	mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps));
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live-allocation index; see livetab.h.
+ */
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "livetab.h"
+
+#define MT_LIVE_STRIPE_BITS	10
+
+static inline struct mt_live *mt_live_at(const struct mt_livetab *t, u32 idx)
+{
+	return &t->chunks[idx >> MT_LIVE_CHUNK_SHIFT][idx & (MT_LIVE_CHUNK - 1)];
+}
+
+static inline u32 mt_live_hash(unsigned long addr, u8 kind)
+{
+	return hash_64((u64)addr ^ ((u64)kind << 59), 32);
+}
+
+static inline struct mt_live_stripe *mt_live_stripe(const struct mt_livetab *t,
+						    u32 hash)
+{
+	return &t->stripes[hash & ((1U << t->stripe_bits) - 1)];
+}
+
+static inline u32 *mt_live_bucket(const struct mt_livetab *t,
+				  const struct mt_live_stripe *st, u32 hash)
+{
+	return &st->buckets[(hash >> t->stripe_bits) & st->bucket_mask];
+}
+
+/* Hand entries [first, last) of the index to the stripes' free lists. */
+static void mt_live_distribute(struct mt_livetab *t, u32 first, u32 last)
+{
+	u32 nr_stripes = 1U << t->stripe_bits;
+	u32 s;
+
+	for (s = 0; s < nr_stripes; s++) {
+		struct mt_live_stripe *st = &t->stripes[s];
+		unsigned long flags;
+		u32 idx;
+
+		raw_spin_lock_irqsave(&st->lock, flags);
+		for (idx = first + ((s - first) & (nr_stripes - 1)); idx < last;
+		     idx += nr_stripes) {
+			if (!idx)
+				continue;
+			mt_live_at(t, idx)->next = st->free_head;
+			st->free_head = idx;
+			st->nr_free++;
+		}
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+	}
+}
+
+static void mt_live_grow_workfn(struct work_struct *work)
+{
+	struct mt_livetab *t = container_of(work, struct mt_livetab, grow_work);
+
+	mt_livetab_grow(t);
+}
+
+static void mt_live_grow_irq_workfn(struct irq_work *w)
+{
+	struct mt_livetab *t = container_of(w, struct mt_livetab, grow_irq_work);
+
+	/* irq_work runs in hard-IRQ context: the allocation waits for a worker. */
+	queue_work(system_unbound_wq, &t->grow_work);
+}
+
+int mt_livetab_init(struct mt_livetab *t, u32 entries, u32 max_entries)
+{
+	u32 nr_stripes = 1U << MT_LIVE_STRIPE_BITS;
+	u32 buckets, s, c;
+
+	memset(t, 0, sizeof(*t));
+	mutex_init(&t->grow_mutex);
+	INIT_WORK(&t->grow_work, mt_live_grow_workfn);
+	init_irq_work(&t->grow_irq_work, mt_live_grow_irq_workfn);
+	if (!entries || max_entries < entries || max_entries > (U32_MAX >> 1))
+		return -EINVAL;
+	t->stripe_bits = MT_LIVE_STRIPE_BITS;
+	t->max_chunks = DIV_ROUND_UP(max_entries + 1, MT_LIVE_CHUNK);
+	t->chunks = kcalloc(t->max_chunks, sizeof(*t->chunks), GFP_KERNEL);
+	t->stripes = vzalloc(array_size(nr_stripes, sizeof(*t->stripes)));
+	if (!t->chunks || !t->stripes)
+		goto nomem;
+
+	buckets = roundup_pow_of_two(max_t(u32, entries / nr_stripes, 4));
+	for (s = 0; s < nr_stripes; s++) {
+		struct mt_live_stripe *st = &t->stripes[s];
+
+		raw_spin_lock_init(&st->lock);
+		st->buckets = kvcalloc(buckets, sizeof(u32), GFP_KERNEL);
+		if (!st->buckets)
+			goto nomem;
+		st->bucket_mask = buckets - 1;
+	}
+
+	t->nr_chunks = DIV_ROUND_UP(entries + 1, MT_LIVE_CHUNK);
+	for (c = 0; c < t->nr_chunks; c++) {
+		t->chunks[c] = vmalloc(MT_LIVE_CHUNK * sizeof(struct mt_live));
+		if (!t->chunks[c])
+			goto nomem;
+	}
+	mt_live_distribute(t, 0, t->nr_chunks * MT_LIVE_CHUNK);
+	return 0;
+nomem:
+	mt_livetab_destroy(t);
+	return -ENOMEM;
+}
+
+void mt_livetab_destroy(struct mt_livetab *t)
+{
+	u32 s, c;
+
+	if (t->chunks) {
+		irq_work_sync(&t->grow_irq_work);
+		cancel_work_sync(&t->grow_work);
+	}
+	if (t->stripes)
+		for (s = 0; s < (1U << t->stripe_bits); s++)
+			kvfree(t->stripes[s].buckets);
+	vfree(t->stripes);
+	if (t->chunks)
+		for (c = 0; c < t->max_chunks; c++)
+			vfree(t->chunks[c]);
+	kfree(t->chunks);
+	t->chunks = NULL;
+	t->stripes = NULL;
+}
+
+void mt_livetab_clear(struct mt_livetab *t)
+{
+	u32 s;
+
+	mutex_lock(&t->grow_mutex);
+	for (s = 0; s < (1U << t->stripe_bits); s++) {
+		struct mt_live_stripe *st = &t->stripes[s];
+		unsigned long flags;
+
+		raw_spin_lock_irqsave(&st->lock, flags);
+		memset(st->buckets, 0, (st->bucket_mask + 1) * sizeof(u32));
+		st->free_head = 0;
+		st->nr_free = 0;
+		st->nr_used = 0;
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+	}
+	mt_live_distribute(t, 0, t->nr_chunks * MT_LIVE_CHUNK);
+	mutex_unlock(&t->grow_mutex);
+}
+
+/* A stripe is low when fewer than 1/8 of the entries it holds are free. */
+static inline bool mt_live_stripe_low(const struct mt_live_stripe *st)
+{
+	return st->nr_free < 8 || st->nr_free < (st->nr_free + st->nr_used) / 8;
+}
+
+bool mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e)
+{
+	u32 hash = mt_live_hash(e->addr, MT_KIND_OF(e->cache_kind));
+	struct mt_live_stripe *st = mt_live_stripe(t, hash);
+	u32 *bucket, idx;
+	struct mt_live *slot;
+	bool low;
+
+	lockdep_assert_irqs_disabled();
+	raw_spin_lock(&st->lock);
+	idx = st->free_head;
+	if (unlikely(!idx)) {
+		raw_spin_unlock(&st->lock);
+		irq_work_queue(&t->grow_irq_work);
+		return false;
+	}
+	slot = mt_live_at(t, idx);
+	st->free_head = slot->next;
+	st->nr_free--;
+	st->nr_used++;
+	bucket = mt_live_bucket(t, st, hash);
+	*slot = *e;
+	slot->next = *bucket;
+	*bucket = idx;
+	low = mt_live_stripe_low(st);
+	raw_spin_unlock(&st->lock);
+
+	if (unlikely(low) && atomic_read(&t->grows) >= 0)
+		irq_work_queue(&t->grow_irq_work);
+	return true;
+}
+
+bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
+		       struct mt_live *out)
+{
+	u32 hash = mt_live_hash(addr, kind);
+	struct mt_live_stripe *st = mt_live_stripe(t, hash);
+	u32 *link, idx;
+
+	lockdep_assert_irqs_disabled();
+	raw_spin_lock(&st->lock);
+	for (link = mt_live_bucket(t, st, hash); (idx = *link);
+	     link = &mt_live_at(t, idx)->next) {
+		struct mt_live *e = mt_live_at(t, idx);
+
+		if (e->addr != addr || MT_KIND_OF(e->cache_kind) != kind)
+			continue;
+		*link = e->next;
+		*out = *e;
+		e->next = st->free_head;
+		st->free_head = idx;
+		st->nr_free++;
+		st->nr_used--;
+		raw_spin_unlock(&st->lock);
+		return true;
+	}
+	raw_spin_unlock(&st->lock);
+	return false;
+}
+
+/* Double the buckets of a stripe whose chains grew long. */
+static int mt_live_rehash_stripe(struct mt_livetab *t, struct mt_live_stripe *st)
+{
+	u32 old_n = st->bucket_mask + 1, new_n, b, *nb, *ob;
+	unsigned long flags;
+
+	if (READ_ONCE(st->nr_used) + READ_ONCE(st->nr_free) <= 2 * old_n)
+		return 0;
+	new_n = roundup_pow_of_two(READ_ONCE(st->nr_used) + READ_ONCE(st->nr_free));
+	nb = kvcalloc(new_n, sizeof(u32), GFP_KERNEL);
+	if (!nb)
+		return -ENOMEM;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	ob = st->buckets;
+	for (b = 0; b < old_n; b++) {
+		u32 idx = ob[b];
+
+		while (idx) {
+			struct mt_live *e = mt_live_at(t, idx);
+			u32 next = e->next;
+			u32 h = mt_live_hash(e->addr, MT_KIND_OF(e->cache_kind));
+			u32 *nbucket = &nb[(h >> t->stripe_bits) & (new_n - 1)];
+
+			e->next = *nbucket;
+			*nbucket = idx;
+			idx = next;
+		}
+	}
+	st->buckets = nb;
+	st->bucket_mask = new_n - 1;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	kvfree(ob);
+	return 0;
+}
+
+int mt_livetab_grow(struct mt_livetab *t)
+{
+	u32 add, c, first, s;
+	int ret = 0;
+
+	mutex_lock(&t->grow_mutex);
+	/* Grow by half of the capacity, at least one chunk. */
+	add = max_t(u32, t->nr_chunks / 2, 1);
+	add = min(add, t->max_chunks - t->nr_chunks);
+	if (!add) {
+		/* At the limit: stop kicking growth from the hooks. */
+		atomic_set(&t->grows, -1);
+		ret = -ENOSPC;
+		goto out;
+	}
+	first = t->nr_chunks;
+	for (c = first; c < first + add; c++) {
+		t->chunks[c] = vmalloc(MT_LIVE_CHUNK * sizeof(struct mt_live));
+		if (!t->chunks[c]) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (c == first)
+		goto out;
+	t->nr_chunks = c;
+	mt_live_distribute(t, first * MT_LIVE_CHUNK, c * MT_LIVE_CHUNK);
+	atomic_inc(&t->grows);
+	for (s = 0; s < (1U << t->stripe_bits); s++)
+		if (mt_live_rehash_stripe(t, &t->stripes[s]))
+			ret = -ENOMEM;
+out:
+	mutex_unlock(&t->grow_mutex);
+	return ret;
+}
+
+u64 mt_livetab_count(struct mt_livetab *t)
+{
+	u64 n = 0;
+	u32 s;
+
+	for (s = 0; s < (1U << t->stripe_bits); s++)
+		n += READ_ONCE(t->stripes[s].nr_used);
+	return n;
+}
+
+u64 mt_livetab_capacity(struct mt_livetab *t)
+{
+	return (u64)READ_ONCE(t->nr_chunks) * MT_LIVE_CHUNK - 1;
+}
+
+void mt_livetab_for_each(struct mt_livetab *t,
+			 void (*fn)(const struct mt_live *e, void *arg),
+			 void *arg)
+{
+	u32 s, b;
+
+	for (s = 0; s < (1U << t->stripe_bits); s++) {
+		struct mt_live_stripe *st = &t->stripes[s];
+		unsigned long flags;
+
+		raw_spin_lock_irqsave(&st->lock, flags);
+		for (b = 0; b <= st->bucket_mask; b++) {
+			u32 idx;
+
+			for (idx = st->buckets[b]; idx; idx = mt_live_at(t, idx)->next)
+				fn(mt_live_at(t, idx), arg);
+		}
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+		cond_resched();
+	}
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The live-allocation index: every allocation recorded and not yet freed,
+ * keyed by (address, kind).  It is global, not per-CPU, because a free
+ * usually runs on another CPU than its allocation.
+ *
+ * Entries are preallocated in chunks and handed out from per-stripe free
+ * lists; each stripe (a slice of the hash space) has its own raw spinlock,
+ * bucket array and free list, so CPUs freeing unrelated addresses do not
+ * contend.  Callers run with interrupts disabled and never in NMI, so the
+ * stripe locks are safe in task, softirq and hard-IRQ context alike.
+ *
+ * Growth never happens in a hook: when a stripe runs low, the hook queues
+ * an irq_work, which queues a work item that adds a chunk of entries and
+ * doubles the buckets of crowded stripes.
+ *
+ * 40 bytes per entry plus 4 to 8 bytes of bucket heads.
+ */
+#ifndef MEMTRACE_LIVETAB_H
+#define MEMTRACE_LIVETAB_H
+
+#include <linux/types.h>
+#include <linux/spinlock.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
+
+struct mt_live {
+	unsigned long addr;
+	u64 ts_ns;
+	u32 next;		/* chain or free list; 0: end */
+	u32 stack_id;
+	u32 bytes_req;
+	u32 bytes_alloc;
+	u32 pid;
+	u16 cache_kind;		/* MT_CACHE_KIND(cache_id, kind) */
+	u16 comm_id;
+};
+
+#define MT_KIND_BITS		3
+#define MT_CACHE_KIND(cache, kind)	((u16)(((cache) << MT_KIND_BITS) | (kind)))
+#define MT_KIND_OF(ck)		((ck) & ((1U << MT_KIND_BITS) - 1))
+#define MT_CACHE_OF(ck)		((ck) >> MT_KIND_BITS)
+
+struct mt_live_stripe {
+	raw_spinlock_t lock;
+	u32 *buckets;
+	u32 bucket_mask;
+	u32 free_head;
+	u32 nr_free;
+	u32 nr_used;
+} ____cacheline_aligned_in_smp;
+
+#define MT_LIVE_CHUNK_SHIFT	14	/* 16384 entries, 640 KiB a chunk */
+#define MT_LIVE_CHUNK		(1U << MT_LIVE_CHUNK_SHIFT)
+
+struct mt_livetab {
+	struct mt_live **chunks;
+	u32 nr_chunks;		/* chunks in use; entry 0 is never handed out */
+	u32 max_chunks;
+	struct mt_live_stripe *stripes;
+	u32 stripe_bits;
+	atomic_t grows;
+	struct irq_work grow_irq_work;
+	struct work_struct grow_work;
+	struct mutex grow_mutex;	/* one grower at a time */
+};
+
+int mt_livetab_init(struct mt_livetab *t, u32 entries, u32 max_entries);
+void mt_livetab_destroy(struct mt_livetab *t);
+/* Only while no hook can run. */
+void mt_livetab_clear(struct mt_livetab *t);
+
+/*
+ * Insert or remove with interrupts disabled.  insert returns false when the
+ * stripe has no free entry (and kicks growth); remove copies the entry out
+ * and returns false when the address is not in the index.
+ */
+bool mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e);
+bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
+		       struct mt_live *out);
+/* Grow now, in process context (the work item's body; tests call it). */
+int mt_livetab_grow(struct mt_livetab *t);
+
+u64 mt_livetab_count(struct mt_livetab *t);
+u64 mt_livetab_capacity(struct mt_livetab *t);
+
+/*
+ * Visit every entry, one stripe at a time under its lock (process context).
+ * The callback must not sleep.
+ */
+void mt_livetab_for_each(struct mt_livetab *t,
+			 void (*fn)(const struct mt_live *e, void *arg),
+			 void *arg);
+
+#endif

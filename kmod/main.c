@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memtrace: memory leak and memory growth tracing without BPF.
+ *
+ * /dev/memtrace (0600): a reader opens it, shakes hands on the ABI version,
+ * configures and starts a session with ioctls, and reads snapshots from a
+ * buffer it maps.  The layout of kernel/kcov.c: a misc device, an ioctl
+ * switch, a vmalloc_user() buffer mapped with remap_vmalloc_range().
+ */
+#define pr_fmt(fmt) "memtrace: " fmt
+
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "compat.h"
+#include "tracer.h"
+
+#define MEMTRACE_MODULE_VERSION "0.1.0"
+
+static uint max_buffer_mb = 1024;
+module_param(max_buffer_mb, uint, 0644);
+MODULE_PARM_DESC(max_buffer_mb, "Largest snapshot buffer a reader may map, MiB (default 1024)");
+
+/*
+ * A snapshot buffer.  The file holds a reference and so does every VMA
+ * mapping it, so a reader may switch to a bigger buffer while it still
+ * has the old one mapped.
+ */
+struct mt_buf {
+	refcount_t ref;
+	size_t size;
+	void *mem;
+};
+
+struct mt_file {
+	struct mutex lock;	/* buf and handshake */
+	bool handshake_done;
+	struct mt_buf *buf;
+};
+
+static void mt_buf_put(struct mt_buf *b)
+{
+	if (b && refcount_dec_and_test(&b->ref)) {
+		vfree(b->mem);
+		kfree(b);
+	}
+}
+
+static int mt_open(struct inode *inode, struct file *file)
+{
+	struct mt_file *f;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	file->private_data = f;
+	return nonseekable_open(inode, file);
+}
+
+static int mt_release(struct inode *inode, struct file *file)
+{
+	struct mt_file *f = file->private_data;
+
+	mt_release_owner(file);
+	mt_buf_put(f->buf);
+	kfree(f);
+	return 0;
+}
+
+static long mt_ioctl_version(struct mt_file *f, void __user *arg)
+{
+	struct memtrace_version v;
+
+	if (copy_from_user(&v, arg, sizeof(v)))
+		return -EFAULT;
+	f->handshake_done = v.abi_version == MEMTRACE_ABI_VERSION;
+	memset(&v, 0, sizeof(v));
+	v.abi_version = MEMTRACE_ABI_VERSION;
+	v.header_size = sizeof(struct memtrace_snap_header);
+	v.stack_rec_size = sizeof(struct memtrace_stack_rec);
+	v.stat_rec_size = sizeof(struct memtrace_stat_rec);
+	v.alloc_rec_size = sizeof(struct memtrace_alloc_rec);
+	v.cache_rec_size = sizeof(struct memtrace_cache_rec);
+	v.features = mt_available_events();
+	strscpy(v.module_version, MEMTRACE_MODULE_VERSION, sizeof(v.module_version));
+	if (copy_to_user(arg, &v, sizeof(v)))
+		return -EFAULT;
+	/* The reader learns our version either way; a mismatch is refused. */
+	return f->handshake_done ? 0 : -EPROTO;
+}
+
+/*
+ * Copy a structure that carries its own size: a caller built against an
+ * older header may pass fewer bytes (the rest reads as zero), one built
+ * against a newer header more, which must then be zero.
+ */
+static int mt_copy_sized(void *dst, size_t size, size_t min_size,
+			 const void __user *arg)
+{
+	u32 usize;
+	int ret;
+
+	if (get_user(usize, (const u32 __user *)arg))
+		return -EFAULT;
+	if (usize < min_size || usize > PAGE_SIZE)
+		return -EINVAL;
+	ret = copy_struct_from_user(dst, size, arg, usize);
+	return ret == -E2BIG ? -EINVAL : ret;
+}
+
+static long mt_ioctl_config(void __user *arg)
+{
+	struct memtrace_config cfg;
+	int ret;
+
+	ret = mt_copy_sized(&cfg, sizeof(cfg), MEMTRACE_CONFIG_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	mutex_lock(&mt.lock);
+	ret = mt_configure(&cfg);
+	mutex_unlock(&mt.lock);
+	return ret;
+}
+
+static long mt_ioctl_set_buffer(struct mt_file *f, void __user *arg)
+{
+	struct mt_buf *b, *old;
+	u64 size;
+
+	if (get_user(size, (u64 __user *)arg))
+		return -EFAULT;
+	if (!size || size > ((u64)max_buffer_mb << 20) || !PAGE_ALIGNED(size))
+		return -EINVAL;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	b->mem = vmalloc_user(size);
+	if (!b->mem) {
+		kfree(b);
+		return -ENOMEM;
+	}
+	b->size = size;
+	refcount_set(&b->ref, 1);
+	mutex_lock(&f->lock);
+	old = f->buf;
+	f->buf = b;
+	mutex_unlock(&f->lock);
+	mt_buf_put(old);
+	return 0;
+}
+
+static long mt_ioctl_snapshot(struct mt_file *f, void __user *arg)
+{
+	struct memtrace_snapshot_req req;
+	int ret;
+
+	ret = mt_copy_sized(&req, sizeof(req), MEMTRACE_SNAPSHOT_REQ_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	if (req.flags & ~MEMTRACE_SNAP_ALLOCS)
+		return -EINVAL;
+	req.used = 0;
+	req.needed = 0;
+
+	mutex_lock(&f->lock);
+	if (!f->buf) {
+		ret = -ENOBUFS;		/* MEMTRACE_IOC_SET_BUFFER first */
+	} else {
+		mutex_lock(&mt.lock);
+		ret = mt_snapshot(f->buf->mem, f->buf->size, &req);
+		mutex_unlock(&mt.lock);
+	}
+	mutex_unlock(&f->lock);
+
+	if ((!ret || ret == -ENOSPC) &&
+	    copy_to_user(arg, &req, min_t(size_t, req.size, sizeof(req))))
+		return -EFAULT;
+	return ret;
+}
+
+static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct mt_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	long ret;
+
+	if (cmd == MEMTRACE_IOC_VERSION) {
+		mutex_lock(&f->lock);
+		ret = mt_ioctl_version(f, uarg);
+		mutex_unlock(&f->lock);
+		return ret;
+	}
+	if (!READ_ONCE(f->handshake_done))
+		return -EPROTO;
+
+	switch (cmd) {
+	case MEMTRACE_IOC_CONFIG:
+		return mt_ioctl_config(uarg);
+	case MEMTRACE_IOC_START:
+		mutex_lock(&mt.lock);
+		ret = mt_start(file);
+		mutex_unlock(&mt.lock);
+		return ret;
+	case MEMTRACE_IOC_STOP:
+		mutex_lock(&mt.lock);
+		ret = mt_stop();
+		mutex_unlock(&mt.lock);
+		return ret;
+	case MEMTRACE_IOC_CLEAR:
+		mutex_lock(&mt.lock);
+		ret = mt_clear();
+		mutex_unlock(&mt.lock);
+		return ret;
+	case MEMTRACE_IOC_SET_BUFFER:
+		return mt_ioctl_set_buffer(f, uarg);
+	case MEMTRACE_IOC_SNAPSHOT:
+		return mt_ioctl_snapshot(f, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static void mt_vm_open(struct vm_area_struct *vma)
+{
+	struct mt_buf *b = vma->vm_private_data;
+
+	refcount_inc(&b->ref);
+}
+
+static void mt_vm_close(struct vm_area_struct *vma)
+{
+	mt_buf_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct mt_vm_ops = {
+	.open = mt_vm_open,
+	.close = mt_vm_close,
+};
+
+static int mt_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct mt_file *f = file->private_data;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct mt_buf *b;
+	int ret;
+
+	/* Snapshots are written by the kernel only. */
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	mutex_lock(&f->lock);
+	b = f->buf;
+	if (!b) {
+		ret = -ENOBUFS;
+		goto out;
+	}
+	if (vma->vm_pgoff || len > b->size) {
+		ret = -EINVAL;
+		goto out;
+	}
+	mt_vm_flags_clear(vma, VM_MAYWRITE);
+	ret = remap_vmalloc_range(vma, b->mem, 0);
+	if (ret)
+		goto out;
+	refcount_inc(&b->ref);
+	vma->vm_private_data = b;
+	vma->vm_ops = &mt_vm_ops;
+out:
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+static const struct file_operations mt_fops = {
+	.owner = THIS_MODULE,
+	.open = mt_open,
+	.release = mt_release,
+	.unlocked_ioctl = mt_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = mt_mmap,
+};
+
+static struct miscdevice mt_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "memtrace",
+	.fops = &mt_fops,
+	.mode = 0600,
+};
+
+static int __init memtrace_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct mt_live) != 40);
+	ret = mt_compat_init();
+	if (ret)
+		return ret;
+	ret = mt_tracer_init();
+	if (ret) {
+		pr_err("no allocation tracepoint found: %d\n", ret);
+		return ret;
+	}
+	ret = misc_register(&mt_misc);
+	if (ret) {
+		mt_tracer_exit();
+		return ret;
+	}
+	pr_info("version %s ready, events 0x%x\n", MEMTRACE_MODULE_VERSION,
+		mt_available_events());
+	return 0;
+}
+
+static void __exit memtrace_exit(void)
+{
+	misc_deregister(&mt_misc);
+	mt_tracer_exit();
+}
+
+module_init(memtrace_init);
+module_exit(memtrace_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("memtrace: memory leak and growth tracing without BPF");
+MODULE_VERSION(MEMTRACE_MODULE_VERSION);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints found by name.  Only four kmem tracepoints are exported to
+ * modules; the rest (pages, percpu, vmscan, ...) are reached the way
+ * lttng-modules does: walk the kernel's tracepoints once at load with
+ * for_each_kernel_tracepoint() and keep the ones we probe.
+ */
+#ifndef MEMTRACE_TP_H
+#define MEMTRACE_TP_H
+
+#include <linux/tracepoint.h>
+
+struct mt_tp {
+	const char *name;
+	void *probe;		/* void probe(void *data, TP_PROTO args) */
+	u32 event;		/* MEMTRACE_EV_* it belongs to */
+	struct tracepoint *tp;	/* NULL: not in this kernel */
+	bool registered;
+};
+
+/* Resolve tp for each entry; returns the events all of whose tracepoints exist. */
+u32 mt_tp_lookup(struct mt_tp *tps, size_t n);
+/* Register every entry of 'events'; all or nothing. */
+int mt_tp_register(struct mt_tp *tps, size_t n, u32 events);
+/* Unregister all and wait until no probe runs any more. */
+void mt_tp_unregister(struct mt_tp *tps, size_t n);
+
+#endif

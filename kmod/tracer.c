@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracing session: configuration, start, stop, clear; see tracer.h.
+ */
+#define pr_fmt(fmt) "memtrace: " fmt
+
+#include <linux/moduleparam.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
+#include "sampling.h"
+#include "tracer.h"
+
+struct mt_state mt = {
+	.lock = __MUTEX_INITIALIZER(mt.lock),
+};
+
+/* Table sizes; the tables are allocated by the first start, not at load. */
+static uint live_entries = 1U << 20;
+module_param(live_entries, uint, 0444);
+MODULE_PARM_DESC(live_entries, "Live allocations tracked before the index grows (default 1M)");
+static uint live_max_entries = 1U << 24;
+module_param(live_max_entries, uint, 0444);
+MODULE_PARM_DESC(live_max_entries, "Most live allocations the index grows to (default 16M)");
+static uint stack_pool_mb = 32;
+module_param(stack_pool_mb, uint, 0444);
+MODULE_PARM_DESC(stack_pool_mb, "MiB of distinct stacks kept (default 32)");
+static uint stat_slots = 1U << 15;
+module_param(stat_slots, uint, 0444);
+MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
+
+int mt_tracer_init(void)
+{
+	int ret;
+
+	mt.pcpu = alloc_percpu(struct mt_pcpu);
+	if (!mt.pcpu)
+		return -ENOMEM;
+	ret = mt_tp_init();
+	if (ret) {
+		free_percpu(mt.pcpu);
+		return ret;
+	}
+	mt.cfg.size = sizeof(mt.cfg);
+	mt.cfg.events = mt_tp_available();
+	mt.cfg.stack_depth = MEMTRACE_MAX_FRAMES;
+	return 0;
+}
+
+static void mt_free_tables(void)
+{
+	if (!mt.allocated)
+		return;
+	mt_livetab_destroy(&mt.live);
+	mt_stacktab_destroy(&mt.stacks);
+	mt_stattab_destroy(&mt.stats);
+	mt_names_destroy(&mt.names);
+	mt.allocated = false;
+}
+
+void mt_tracer_exit(void)
+{
+	mutex_lock(&mt.lock);
+	if (mt.tracing)
+		mt_stop();
+	mt_free_tables();
+	mutex_unlock(&mt.lock);
+	free_percpu(mt.pcpu);
+}
+
+u32 mt_available_events(void)
+{
+	return mt_tp_available();
+}
+
+static int mt_alloc_tables(void)
+{
+	int ret;
+
+	if (mt.allocated)
+		return 0;
+	ret = mt_stacktab_init(&mt.stacks, (size_t)stack_pool_mb << 20,
+			       (stack_pool_mb << 20) / 128);
+	if (ret)
+		return ret;
+	ret = mt_livetab_init(&mt.live, live_entries, live_max_entries);
+	if (ret)
+		goto err_live;
+	ret = mt_stattab_init(&mt.stats, stat_slots);
+	if (ret)
+		goto err_stats;
+	ret = mt_names_init(&mt.names);
+	if (ret)
+		goto err_names;
+	mt.allocated = true;
+	return 0;
+err_names:
+	mt_stattab_destroy(&mt.stats);
+err_stats:
+	mt_livetab_destroy(&mt.live);
+err_live:
+	mt_stacktab_destroy(&mt.stacks);
+	return ret;
+}
+
+/* Empty every table and per-CPU counter; no hook may run. */
+static void mt_clear_tables(void)
+{
+	int cpu;
+
+	mt_stacktab_clear(&mt.stacks);
+	mt_livetab_clear(&mt.live);
+	mt_stattab_clear(&mt.stats);
+	mt_names_clear(&mt.names, &mt.cache_filter);
+	for_each_possible_cpu(cpu) {
+		struct mt_pcpu *c = per_cpu_ptr(mt.pcpu, cpu);
+
+		memset(c, 0, offsetof(struct mt_pcpu, frames));
+		if (mt.filter.sample_bytes)
+			c->bytes_to_sample = mt_bytes_to_next_sample(mt.filter.sample_bytes,
+								     get_random_u32());
+	}
+}
+
+/* A cache filter name must name a cache the kernel has, or an alias of one. */
+static int mt_check_cache_name(const char *name)
+{
+	char path[sizeof("/sys/kernel/slab/") + MEMTRACE_NAME_LEN];
+	struct path p;
+	int ret;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	/* Without SLUB's sysfs there is nothing to check against. */
+	if (kern_path("/sys/kernel/slab", LOOKUP_DIRECTORY, &p))
+		return 0;
+	path_put(&p);
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s", name);
+	ret = kern_path(path, LOOKUP_FOLLOW, &p);
+	if (ret)
+		return -ENOENT;
+	path_put(&p);
+	return 0;
+}
+
+int mt_configure(const struct memtrace_config *cfg)
+{
+	u32 events = cfg->events ? cfg->events : mt_tp_available();
+	u32 i;
+	int ret;
+
+	if (mt.tracing)
+		return -EBUSY;
+	if (events & ~MEMTRACE_EV_ALL)
+		return -EINVAL;
+	if (events & ~mt_tp_available())
+		return -EOPNOTSUPP;
+	if (cfg->max_size && cfg->min_size > cfg->max_size)
+		return -EINVAL;
+	if (cfg->stack_depth > MEMTRACE_MAX_FRAMES)
+		return -EINVAL;
+	if (cfg->sample_every > 1 && cfg->sample_bytes)
+		return -EINVAL;
+	if (cfg->nr_caches > MEMTRACE_MAX_CACHE_FILTERS)
+		return -EINVAL;
+	for (i = 0; i < cfg->nr_caches; i++) {
+		if (strnlen(cfg->caches[i], MEMTRACE_NAME_LEN) == MEMTRACE_NAME_LEN)
+			return -EINVAL;
+		ret = mt_check_cache_name(cfg->caches[i]);
+		if (ret)
+			return ret;
+	}
+	mt.cfg = *cfg;
+	mt.cfg.size = sizeof(mt.cfg);
+	mt.cfg.events = events;
+	if (!mt.cfg.stack_depth)
+		mt.cfg.stack_depth = MEMTRACE_MAX_FRAMES;
+	return 0;
+}
+
+int mt_start(const void *owner)
+{
+	const struct memtrace_config *cfg = &mt.cfg;
+	int ret;
+
+	if (mt.tracing)
+		return -EBUSY;
+	ret = mt_alloc_tables();
+	if (ret)
+		return ret;
+
+	mt.filter = (struct mt_filter) {
+		.min_size = cfg->min_size,
+		.max_size = cfg->max_size,
+		.sample_every = cfg->sample_every,
+		.sample_bytes = cfg->sample_bytes,
+		.depth = cfg->stack_depth,
+		.by_cache = cfg->nr_caches > 0,
+	};
+	mt.cache_filter.nr = cfg->nr_caches;
+	memcpy(mt.cache_filter.names, cfg->caches, sizeof(mt.cache_filter.names));
+	mt_clear_tables();
+
+	mt.start_ns = ktime_get_mono_fast_ns();
+	ret = mt_hooks_attach(cfg->events);
+	if (ret)
+		return ret;
+	mt.attached = cfg->events;
+	mt.tracing = true;
+	mt.has_data = true;
+	mt.owner = owner;
+	return 0;
+}
+
+int mt_stop(void)
+{
+	if (!mt.tracing)
+		return -EINVAL;
+	mt_hooks_detach();
+	mt.tracing = false;
+	mt.owner = NULL;
+	return 0;
+}
+
+int mt_clear(void)
+{
+	int ret;
+
+	if (!mt.allocated)
+		return 0;
+	if (!mt.tracing) {
+		mt_clear_tables();
+		mt.has_data = false;
+		return 0;
+	}
+	/* Quiesce the hooks, empty the tables, go on tracing. */
+	mt_hooks_detach();
+	mt_clear_tables();
+	mt.start_ns = ktime_get_mono_fast_ns();
+	ret = mt_hooks_attach(mt.attached);
+	if (ret) {
+		mt.tracing = false;
+		mt.owner = NULL;
+	}
+	return ret;
+}
+
+void mt_release_owner(const void *owner)
+{
+	mutex_lock(&mt.lock);
+	if (mt.tracing && mt.owner == owner)
+		mt_stop();
+	mutex_unlock(&mt.lock);
+}

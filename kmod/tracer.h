@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracing session: its configuration, its tables, and the per-CPU
+ * state the hooks use.  One session at a time, module-wide; it belongs to
+ * the file that started it and stops when that file is closed, so a
+ * reader killed with SIGKILL leaves no hook behind.
+ */
+#ifndef MEMTRACE_TRACER_H
+#define MEMTRACE_TRACER_H
+
+#include <linux/mutex.h>
+#include <linux/memtrace.h>
+
+#include "livetab.h"
+#include "names.h"
+#include "stacktab.h"
+#include "stattab.h"
+
+/* Frames captured beyond the configured depth, for the ones trimmed off. */
+#define MT_STACK_SLACK	16
+
+/* Per-CPU hook state.  Touched only with interrupts disabled. */
+struct mt_pcpu {
+	int busy;			/* recursion guard */
+	u32 sample_count;		/* 1-in-N sampling */
+	s64 bytes_to_sample;		/* byte sampling */
+	u64 allocs_seen;
+	u64 frees_seen;
+	u64 allocs_recorded;
+	u64 frees_matched;
+	u64 filtered;
+	u64 sampled_out;
+	struct memtrace_loss loss;
+	unsigned long frames[MEMTRACE_MAX_FRAMES + MT_STACK_SLACK];
+};
+
+/* What the hooks test, fixed while tracing. */
+struct mt_filter {
+	u64 min_size;
+	u64 max_size;		/* 0: none */
+	u32 sample_every;	/* <= 1: all */
+	u32 sample_bytes;	/* 0: off */
+	u32 depth;
+	bool by_cache;
+};
+
+struct mt_state {
+	struct mutex lock;	/* control operations and snapshots */
+	bool allocated;		/* tables exist (made by the first start) */
+	bool tracing;
+	bool has_data;		/* a session ran since the tables were cleared */
+	const void *owner;	/* the file that started tracing */
+	u64 start_ns;
+	u32 attached;		/* MEMTRACE_EV_* whose hooks are registered */
+
+	struct memtrace_config cfg;		/* as last configured */
+	struct mt_filter filter;		/* in force since start */
+	struct mt_cache_filter cache_filter;	/* in force since start */
+
+	struct mt_stacktab stacks;
+	struct mt_livetab live;
+	struct mt_stattab stats;
+	struct mt_names names;
+	struct mt_pcpu __percpu *pcpu;
+};
+
+extern struct mt_state mt;
+
+/* tracer.c: the session; all but init/exit with mt.lock held. */
+int mt_tracer_init(void);
+void mt_tracer_exit(void);
+int mt_configure(const struct memtrace_config *cfg);
+int mt_start(const void *owner);
+int mt_stop(void);
+int mt_clear(void);
+void mt_release_owner(const void *owner);
+u32 mt_available_events(void);
+
+/* hooks.c / tp.c: attach the probes of the given events. */
+int mt_tp_init(void);
+u32 mt_tp_available(void);
+int mt_hooks_attach(u32 events);
+void mt_hooks_detach(void);
+
+/* snapshot.c */
+int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req);
+
+#endif

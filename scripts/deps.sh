@@ -1,0 +1,45 @@
+#!/bin/sh
+# Install, idempotently, every Debian package memtrace needs to build, test,
+# demo and benchmark itself. Enables bookworm-backports for the 6.12 kernel.
+set -eu
+
+[ "$(id -u)" -eq 0 ] || { echo "deps: must run as root (apt-get)" >&2; exit 1; }
+
+BACKPORTS=/etc/apt/sources.list.d/memtrace-bookworm-backports.list
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo "deb http://deb.debian.org/debian bookworm-backports main" >"$BACKPORTS"
+	stamp_stale=1
+fi
+
+# Packages from bookworm proper.
+PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
+	elfutils kmod cpio gzip xz-utils busybox-static qemu-system-x86
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1 dkms
+	valgrind sparse python3"
+# The 6.12 kernel from bookworm-backports.
+BPO_PKGS="linux-image-amd64 linux-headers-amd64"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+have_bpo=0
+ls -d /usr/src/linux-headers-6.1[2-9]*-amd64 >/dev/null 2>&1 && have_bpo=1
+
+if [ -z "$missing" ] && [ "$have_bpo" -eq 1 ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# apt-get update only when something must be installed: keeps `make deps` fast.
+apt-get update -q
+if [ -n "$missing" ]; then
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing
+fi
+if [ "$have_bpo" -eq 0 ]; then
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends -t bookworm-backports $BPO_PKGS
+fi
+echo "deps: done"

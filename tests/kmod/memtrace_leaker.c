@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memtrace_leaker: kernel allocations whose numbers are known, for
+ * memtrace's end-to-end tests and demo.
+ *
+ * Writing N to /sys/module/memtrace_leaker/parameters/leak makes, from
+ * the writing task, one round of:
+ *   - nr_kmalloc kmalloc(kmalloc_size) in leaker_kmalloc_leak(), kept;
+ *   - nr_objs objects of the module's own cache "memtrace_leaker_obj"
+ *     (obj_size bytes, never merged: it has a constructor) in
+ *     leaker_cache_leak(), kept;
+ *   - nr_irq kmalloc(irq_size) in leaker_irq_alloc(), freed 20 ms later
+ *     from an hrtimer (hard IRQ), and nr_irq more freed from a timer
+ *     (softirq): those must not be reported as outstanding.
+ * N rounds are made (default 1).  Writing to 'free' frees what is kept;
+ * unloading frees everything.
+ */
+#define pr_fmt(fmt) "memtrace_leaker: " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+
+#define LEAKER_MAX_KEPT		4096
+#define LEAKER_MAX_IRQ		256
+
+static uint nr_kmalloc = 10;
+module_param(nr_kmalloc, uint, 0644);
+static uint kmalloc_size = 1000;	/* kmalloc-1k: 1024 bytes allocated */
+module_param(kmalloc_size, uint, 0644);
+static uint nr_objs = 7;
+module_param(nr_objs, uint, 0644);
+static uint obj_size = 200;
+module_param(obj_size, uint, 0444);
+static uint nr_irq = 5;
+module_param(nr_irq, uint, 0644);
+static uint irq_size = 3000;		/* kmalloc-4k */
+module_param(irq_size, uint, 0644);
+
+static DEFINE_MUTEX(leaker_lock);
+static struct kmem_cache *leaker_cache;
+static void *kept_kmalloc[LEAKER_MAX_KEPT];
+static void *kept_objs[LEAKER_MAX_KEPT];
+static uint nr_kept_kmalloc, nr_kept_objs;
+
+/* Handed to the timers; they free under this lock. */
+static DEFINE_SPINLOCK(irq_lock);
+static void *hardirq_bufs[LEAKER_MAX_IRQ], *softirq_bufs[LEAKER_MAX_IRQ];
+static uint nr_hardirq_bufs, nr_softirq_bufs;
+static struct hrtimer leaker_hrtimer;
+static struct timer_list leaker_timer;
+
+static void leaker_obj_ctor(void *obj)
+{
+	memset(obj, 0, obj_size);
+}
+
+static noinline int leaker_kmalloc_leak(void)
+{
+	uint i;
+
+	for (i = 0; i < nr_kmalloc && nr_kept_kmalloc < LEAKER_MAX_KEPT; i++) {
+		void *p = kmalloc(kmalloc_size, GFP_KERNEL);
+
+		if (!p)
+			return -ENOMEM;
+		kept_kmalloc[nr_kept_kmalloc++] = p;
+	}
+	return 0;
+}
+
+static noinline int leaker_cache_leak(void)
+{
+	uint i;
+
+	for (i = 0; i < nr_objs && nr_kept_objs < LEAKER_MAX_KEPT; i++) {
+		void *p = kmem_cache_alloc(leaker_cache, GFP_KERNEL);
+
+		if (!p)
+			return -ENOMEM;
+		kept_objs[nr_kept_objs++] = p;
+	}
+	return 0;
+}
+
+static void leaker_free_all(void **bufs, uint *nr)
+{
+	while (*nr)
+		kfree(bufs[--*nr]);
+}
+
+static enum hrtimer_restart leaker_hrtimer_fn(struct hrtimer *t)
+{
+	spin_lock(&irq_lock);
+	leaker_free_all(hardirq_bufs, &nr_hardirq_bufs);
+	spin_unlock(&irq_lock);
+	return HRTIMER_NORESTART;
+}
+
+static void leaker_timer_fn(struct timer_list *t)
+{
+	spin_lock(&irq_lock);
+	leaker_free_all(softirq_bufs, &nr_softirq_bufs);
+	spin_unlock(&irq_lock);
+}
+
+static noinline int leaker_irq_alloc(void)
+{
+	uint i;
+
+	spin_lock_irq(&irq_lock);
+	for (i = 0; i < nr_irq; i++) {
+		void *a, *b;
+
+		if (nr_hardirq_bufs >= LEAKER_MAX_IRQ || nr_softirq_bufs >= LEAKER_MAX_IRQ)
+			break;
+		a = kmalloc(irq_size, GFP_ATOMIC);
+		b = kmalloc(irq_size, GFP_ATOMIC);
+		if (a)
+			hardirq_bufs[nr_hardirq_bufs++] = a;
+		if (b)
+			softirq_bufs[nr_softirq_bufs++] = b;
+	}
+	spin_unlock_irq(&irq_lock);
+	hrtimer_start(&leaker_hrtimer, ms_to_ktime(20), HRTIMER_MODE_REL);
+	mod_timer(&leaker_timer, jiffies + msecs_to_jiffies(20));
+	return 0;
+}
+
+static int leaker_set_leak(const char *val, const struct kernel_param *kp)
+{
+	uint rounds = 1, r;
+	int ret = 0;
+
+	if (*val && *val != '\n' && kstrtouint(val, 0, &rounds))
+		return -EINVAL;
+	mutex_lock(&leaker_lock);
+	for (r = 0; r < rounds && !ret; r++) {
+		ret = leaker_kmalloc_leak();
+		if (!ret)
+			ret = leaker_cache_leak();
+		if (!ret)
+			ret = leaker_irq_alloc();
+	}
+	mutex_unlock(&leaker_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops leaker_leak_ops = {
+	.set = leaker_set_leak,
+};
+module_param_cb(leak, &leaker_leak_ops, NULL, 0200);
+
+static void leaker_free_kept(void)
+{
+	leaker_free_all(kept_kmalloc, &nr_kept_kmalloc);
+	while (nr_kept_objs)
+		kmem_cache_free(leaker_cache, kept_objs[--nr_kept_objs]);
+}
+
+static int leaker_set_free(const char *val, const struct kernel_param *kp)
+{
+	mutex_lock(&leaker_lock);
+	leaker_free_kept();
+	mutex_unlock(&leaker_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops leaker_free_ops = {
+	.set = leaker_set_free,
+};
+module_param_cb(free, &leaker_free_ops, NULL, 0200);
+
+static int __init leaker_init(void)
+{
+	leaker_cache = kmem_cache_create("memtrace_leaker_obj", obj_size, 0, 0,
+					 leaker_obj_ctor);
+	if (!leaker_cache)
+		return -ENOMEM;
+	hrtimer_init(&leaker_hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	leaker_hrtimer.function = leaker_hrtimer_fn;
+	timer_setup(&leaker_timer, leaker_timer_fn, 0);
+	return 0;
+}
+
+static void __exit leaker_exit(void)
+{
+	hrtimer_cancel(&leaker_hrtimer);
+	del_timer_sync(&leaker_timer);
+	leaker_free_all(hardirq_bufs, &nr_hardirq_bufs);
+	leaker_free_all(softirq_bufs, &nr_softirq_bufs);
+	leaker_free_kept();
+	kmem_cache_destroy(leaker_cache);
+}
+
+module_init(leaker_init);
+module_exit(leaker_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Known kernel allocations for memtrace tests");
