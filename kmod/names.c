@@ -67,6 +67,7 @@ static u32 mt_cache_find(const struct mt_names *n, unsigned long key, u32 *empty
 
 		if (!slot)
 			continue;
+		/* Pairs with the release in mt_cache_intern(): name is set. */
 		k = smp_load_acquire(&n->caches[slot].key);
 		if (k == key)
 			return slot;
@@ -107,6 +108,7 @@ u16 mt_cache_intern(struct mt_names *n, unsigned long key, const char *name,
 	c->object_size = object_size;
 	c->selected = mt_cache_filter_match(n->filter, c->name);
 	n->nr_caches++;
+	/* Publish the key last: lockless readers then see a complete name. */
 	smp_store_release(&c->key, key);
 	id = empty;
 out:
@@ -163,6 +165,7 @@ u16 mt_kmalloc_cache_intern(struct mt_names *n, size_t bytes_alloc, gfp_t gfp)
 
 const struct mt_cache_name *mt_cache_get(const struct mt_names *n, u16 id)
 {
+	/* Pairs with the release in mt_cache_intern(). */
 	if (!id || id >= MT_CACHE_SLOTS || !smp_load_acquire(&n->caches[id].key))
 		return NULL;
 	return &n->caches[id];
@@ -187,6 +190,7 @@ static u32 mt_comm_find(const struct mt_names *n, const char *comm, u32 hash,
 
 		if (!slot)
 			continue;
+		/* Pairs with the release in mt_comm_intern(): comm is set. */
 		h = smp_load_acquire(&n->comms[slot].hash);
 		if (h == hash && !strncmp(n->comms[slot].comm, comm, MEMTRACE_COMM_LEN))
 			return slot;
@@ -214,6 +218,7 @@ u16 mt_comm_intern(struct mt_names *n, const char *comm)
 		goto out;
 	strscpy(n->comms[empty].comm, comm, MEMTRACE_COMM_LEN);
 	n->nr_comms++;
+	/* Publish the hash last: lockless readers then see the whole comm. */
 	smp_store_release(&n->comms[empty].hash, hash);
 	id = empty;
 out:
@@ -223,6 +228,7 @@ out:
 
 const char *mt_comm_get(const struct mt_names *n, u16 id)
 {
+	/* Pairs with the release in mt_comm_intern(). */
 	if (!id || id >= MT_COMM_SLOTS || !smp_load_acquire(&n->comms[id].hash))
 		return "?";
 	return n->comms[id].comm;

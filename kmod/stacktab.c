@@ -61,9 +61,10 @@ static struct mt_stack *mt_stack_at(const struct mt_stacktab *t, u32 id)
 const struct mt_stack *mt_stacktab_get(const struct mt_stacktab *t, u32 id)
 {
 	size_t off = (size_t)id * MT_STACK_ALIGN;
+	/* Pairs with the release of pool_used in mt_stacktab_intern(). */
+	size_t used = smp_load_acquire(&t->pool_used);
 
-	if (id == MEMTRACE_STACK_NONE || off + sizeof(struct mt_stack) >
-	    smp_load_acquire(&t->pool_used))
+	if (id == MEMTRACE_STACK_NONE || off + sizeof(struct mt_stack) > used)
 		return NULL;
 	return mt_stack_at(t, id);
 }
@@ -112,8 +113,12 @@ u32 mt_stacktab_intern(struct mt_stacktab *t, const unsigned long *ip,
 	s->__pad = 0;
 	memcpy(s->ip, ip, nr * sizeof(*ip));
 	t->nr_stacks++;
-	/* The record is complete before readers can reach it. */
+	/*
+	 * The record is complete before readers can reach it, through the
+	 * pool bound (mt_stacktab_get) or the bucket (mt_stacktab_intern).
+	 */
 	smp_store_release(&t->pool_used, t->pool_used + need);
+	/* Pairs with the acquire of the bucket head above. */
 	smp_store_release(bucket, id);
 out:
 	raw_spin_unlock_irqrestore(&t->lock, flags);

@@ -106,6 +106,7 @@ int mt_stattab_merge(struct mt_stattab *t, struct mt_stat *out, u32 slots)
 
 		for (i = 0; i <= t->mask; i++) {
 			const struct mt_stat *s = &tab[i];
+			/* Pairs with the release in mt_stattab_get(). */
 			u64 key = smp_load_acquire(&s->key);
 			struct mt_stat *m;
 			u64 first;

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for memtrace's in-kernel data structures: the stack table,
+ * the live-allocation index, the per-CPU counters, the name tables and
+ * the sampling arithmetic.  Built as its own module (memtrace_kunit.ko)
+ * from the same sources as memtrace.ko, for kernels with KUnit.
+ */
+#include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/prandom.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
+
+#include "../stacktab.c"
+#include "../livetab.c"
+#include "../stattab.c"
+#include "../names.c"
+#include "../sampling.c"
+
+/* ---- stack table ---- */
+
+static void mt_test_stack_dedup(struct kunit *test)
+{
+	unsigned long a[] = { 0x1000, 0x2000, 0x3000 }, b[] = { 0x1000, 0x2000 };
+	struct mt_stacktab t;
+	const struct mt_stack *s;
+	u32 ia, ib;
+
+	KUNIT_ASSERT_EQ(test, mt_stacktab_init(&t, PAGE_SIZE * 4, 64), 0);
+	ia = mt_stacktab_intern(&t, a, 3);
+	ib = mt_stacktab_intern(&t, b, 2);
+	KUNIT_EXPECT_NE(test, ia, 0U);
+	KUNIT_EXPECT_NE(test, ib, 0U);
+	KUNIT_EXPECT_NE(test, ia, ib);
+	KUNIT_EXPECT_EQ(test, mt_stacktab_intern(&t, a, 3), ia);
+	KUNIT_EXPECT_EQ(test, t.nr_stacks, 2U);
+	s = mt_stacktab_get(&t, ia);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_EQ(test, s->nr_frames, 3U);
+	KUNIT_EXPECT_EQ(test, s->ip[2], 0x3000UL);
+	KUNIT_EXPECT_NULL(test, mt_stacktab_get(&t, 0));
+	KUNIT_EXPECT_NULL(test, mt_stacktab_get(&t, 100000));
+	mt_stacktab_destroy(&t);
+}
+
+/* Far more stacks than buckets: every chain is long, none is lost or merged. */
+static void mt_test_stack_collisions(struct kunit *test)
+{
+	struct mt_stacktab t;
+	unsigned long ip[4];
+	u32 *ids, i;
+
+	ids = kunit_kcalloc(test, 1000, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	KUNIT_ASSERT_EQ(test, mt_stacktab_init(&t, 1 << 20, 16), 0);
+	for (i = 0; i < 1000; i++) {
+		ip[0] = i;
+		ip[1] = i * 7;
+		ip[2] = ~0UL - i;
+		ip[3] = 42;
+		ids[i] = mt_stacktab_intern(&t, ip, 4);
+		KUNIT_ASSERT_NE(test, ids[i], 0U);
+	}
+	KUNIT_EXPECT_EQ(test, t.nr_stacks, 1000U);
+	for (i = 0; i < 1000; i++) {
+		const struct mt_stack *s = mt_stacktab_get(&t, ids[i]);
+
+		ip[0] = i;
+		ip[1] = i * 7;
+		ip[2] = ~0UL - i;
+		ip[3] = 42;
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		KUNIT_EXPECT_EQ(test, s->ip[0], (unsigned long)i);
+		KUNIT_EXPECT_EQ(test, mt_stacktab_intern(&t, ip, 4), ids[i]);
+	}
+	mt_stacktab_destroy(&t);
+}
+
+static void mt_test_stack_full(struct kunit *test)
+{
+	unsigned long ip[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct mt_stacktab t;
+	u32 first, id, n = 0;
+
+	KUNIT_ASSERT_EQ(test, mt_stacktab_init(&t, PAGE_SIZE, 16), 0);
+	first = mt_stacktab_intern(&t, ip, 8);
+	KUNIT_ASSERT_NE(test, first, 0U);
+	do {
+		ip[0]++;
+		id = mt_stacktab_intern(&t, ip, 8);
+		n++;
+	} while (id && n < 1000);
+	KUNIT_EXPECT_EQ(test, id, (u32)MEMTRACE_STACK_NONE);
+	KUNIT_EXPECT_LT(test, n, 1000U);
+	/* What was stored stays valid. */
+	ip[0] = 1;
+	KUNIT_EXPECT_EQ(test, mt_stacktab_intern(&t, ip, 8), first);
+	mt_stacktab_destroy(&t);
+}
+
+/* Every CPU interns the same 200 stacks at once: each gets one id. */
+struct mt_stack_race {
+	struct mt_stacktab t;
+	u32 ids[NR_CPUS > 64 ? 64 : NR_CPUS][200];
+	struct work_struct work[NR_CPUS > 64 ? 64 : NR_CPUS];
+};
+
+static struct mt_stack_race *mt_race;
+
+static void mt_stack_race_fn(struct work_struct *w)
+{
+	int cpu = smp_processor_id() % ARRAY_SIZE(mt_race->work);
+	unsigned long ip[3];
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		ip[0] = 0xabc;
+		ip[1] = i;
+		ip[2] = i * 3;
+		local_irq_save(flags);
+		mt_race->ids[cpu][i] = mt_stacktab_intern(&mt_race->t, ip, 3);
+		local_irq_restore(flags);
+	}
+}
+
+static void mt_test_stack_concurrent(struct kunit *test)
+{
+	int cpu, used = 0, i, c;
+
+	mt_race = kunit_kzalloc(test, sizeof(*mt_race), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mt_race);
+	KUNIT_ASSERT_EQ(test, mt_stacktab_init(&mt_race->t, 1 << 20, 32), 0);
+	for_each_online_cpu(cpu) {
+		if (cpu >= ARRAY_SIZE(mt_race->work))
+			break;
+		INIT_WORK(&mt_race->work[cpu], mt_stack_race_fn);
+		schedule_work_on(cpu, &mt_race->work[cpu]);
+		used++;
+	}
+	for (c = 0; c < used; c++)
+		flush_work(&mt_race->work[c]);
+	KUNIT_EXPECT_EQ(test, mt_race->t.nr_stacks, 200U);
+	for (c = 1; c < used; c++)
+		for (i = 0; i < 200; i++)
+			KUNIT_EXPECT_EQ(test, mt_race->ids[c][i], mt_race->ids[0][i]);
+	mt_stacktab_destroy(&mt_race->t);
+}
+
+/* ---- live index ---- */
+
+static struct mt_live mt_entry(unsigned long addr, u8 kind, u32 size)
+{
+	return (struct mt_live) {
+		.addr = addr, .bytes_alloc = size, .bytes_req = size,
+		.stack_id = 7, .cache_kind = MT_CACHE_KIND(3, kind),
+	};
+}
+
+static bool mt_insert(struct mt_livetab *t, unsigned long addr, u8 kind, u32 size)
+{
+	struct mt_live e = mt_entry(addr, kind, size);
+	unsigned long flags;
+	bool ok;
+
+	local_irq_save(flags);
+	ok = mt_livetab_insert(t, &e);
+	local_irq_restore(flags);
+	return ok;
+}
+
+static bool mt_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
+		      struct mt_live *out)
+{
+	unsigned long flags;
+	bool ok;
+
+	local_irq_save(flags);
+	ok = mt_livetab_remove(t, addr, kind, out);
+	local_irq_restore(flags);
+	return ok;
+}
+
+static void mt_test_live_basic(struct kunit *test)
+{
+	struct mt_livetab t;
+	struct mt_live out;
+
+	KUNIT_ASSERT_EQ(test, mt_livetab_init(&t, 1000, 1000), 0);
+	KUNIT_EXPECT_TRUE(test, mt_insert(&t, 0xffff888000001000UL, MEMTRACE_KIND_KMALLOC, 64));
+	/* The same number as a PFN is another allocation. */
+	KUNIT_EXPECT_TRUE(test, mt_insert(&t, 0xffff888000001000UL, MEMTRACE_KIND_PAGE, 4096));
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t), 2ULL);
+	KUNIT_EXPECT_FALSE(test, mt_remove(&t, 0xdead000UL, MEMTRACE_KIND_KMALLOC, &out));
+	KUNIT_ASSERT_TRUE(test, mt_remove(&t, 0xffff888000001000UL, MEMTRACE_KIND_KMALLOC, &out));
+	KUNIT_EXPECT_EQ(test, out.bytes_alloc, 64U);
+	KUNIT_EXPECT_EQ(test, out.stack_id, 7U);
+	KUNIT_EXPECT_EQ(test, MT_CACHE_OF(out.cache_kind), 3);
+	KUNIT_EXPECT_FALSE(test, mt_remove(&t, 0xffff888000001000UL, MEMTRACE_KIND_KMALLOC, &out));
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t), 1ULL);
+	mt_livetab_clear(&t);
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t), 0ULL);
+	mt_livetab_destroy(&t);
+}
+
+/* At its limit the index refuses, and growth beyond the limit fails. */
+static void mt_test_live_full(struct kunit *test)
+{
+	struct mt_livetab t;
+	struct mt_live out;
+	u32 i, ok = 0, refused = 0;
+	u64 cap;
+
+	KUNIT_ASSERT_EQ(test, mt_livetab_init(&t, MT_LIVE_CHUNK - 1, MT_LIVE_CHUNK - 1), 0);
+	cap = mt_livetab_capacity(&t);
+	for (i = 1; i <= cap + 1000; i++) {
+		if (mt_insert(&t, i * 64UL, MEMTRACE_KIND_KMALLOC, 8))
+			ok++;
+		else
+			refused++;
+	}
+	irq_work_sync(&t.grow_irq_work);
+	flush_work(&t.grow_work);
+	KUNIT_EXPECT_GT(test, refused, 1000U - 1);
+	KUNIT_EXPECT_LE(test, (u64)ok, cap);
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t), (u64)ok);
+	KUNIT_EXPECT_EQ(test, mt_livetab_grow(&t), -ENOSPC);
+	/* Everything accepted is still found. */
+	for (i = 1; i <= cap + 1000; i++)
+		mt_remove(&t, i * 64UL, MEMTRACE_KIND_KMALLOC, &out);
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t), 0ULL);
+	mt_livetab_destroy(&t);
+}
+
+/* Growth adds entries and rehashes without losing one. */
+static void mt_test_live_grow(struct kunit *test)
+{
+	struct mt_livetab t;
+	struct mt_live out;
+	u64 cap0;
+	u32 i, n = 3 * MT_LIVE_CHUNK;
+
+	KUNIT_ASSERT_EQ(test, mt_livetab_init(&t, MT_LIVE_CHUNK - 1, 8 * MT_LIVE_CHUNK), 0);
+	cap0 = mt_livetab_capacity(&t);
+	for (i = 1; i <= n; i++) {
+		while (!mt_insert(&t, i * 32UL, MEMTRACE_KIND_CACHE, 32))
+			KUNIT_ASSERT_EQ(test, mt_livetab_grow(&t), 0);
+	}
+	KUNIT_EXPECT_GT(test, mt_livetab_capacity(&t), cap0);
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t), (u64)n);
+	for (i = 1; i <= n; i++)
+		KUNIT_EXPECT_TRUE(test, mt_remove(&t, i * 32UL, MEMTRACE_KIND_CACHE, &out));
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t), 0ULL);
+	mt_livetab_destroy(&t);
+}
+
+/*
+ * Several CPUs insert and delete at once, in process context (work items)
+ * and in hard IRQ context (IPIs), each on its own address range, while
+ * frees of another CPU's addresses cross over.  At the end exactly the
+ * entries never removed are left.
+ */
+#define MT_RACE_N	2000
+static struct mt_livetab *mt_race_live;
+static atomic_t mt_race_fail;
+
+static void mt_live_race_range(int cpu, unsigned long base)
+{
+	struct mt_live out;
+	int i;
+
+	for (i = 0; i < MT_RACE_N; i++)
+		if (!mt_insert(mt_race_live, base + cpu * 0x100000UL + i * 16,
+			       MEMTRACE_KIND_KMALLOC, 16))
+			atomic_inc(&mt_race_fail);
+	/* Free every other one: the others stay. */
+	for (i = 0; i < MT_RACE_N; i += 2)
+		if (!mt_remove(mt_race_live, base + cpu * 0x100000UL + i * 16,
+			       MEMTRACE_KIND_KMALLOC, &out))
+			atomic_inc(&mt_race_fail);
+}
+
+static void mt_live_race_work(struct work_struct *w)
+{
+	mt_live_race_range(smp_processor_id(), 0x10000000UL);
+}
+
+static void mt_live_race_ipi(void *unused)
+{
+	mt_live_race_range(smp_processor_id(), 0x80000000UL);
+}
+
+static void mt_test_live_concurrent(struct kunit *test)
+{
+	struct work_struct *works;
+	int cpu, ncpu = num_online_cpus();
+
+	mt_race_live = kunit_kzalloc(test, sizeof(*mt_race_live), GFP_KERNEL);
+	works = kunit_kcalloc(test, nr_cpu_ids, sizeof(*works), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mt_race_live);
+	KUNIT_ASSERT_NOT_NULL(test, works);
+	KUNIT_ASSERT_EQ(test, mt_livetab_init(mt_race_live, 8 * MT_RACE_N * ncpu,
+					      8 * MT_RACE_N * ncpu), 0);
+	atomic_set(&mt_race_fail, 0);
+	for_each_online_cpu(cpu) {
+		INIT_WORK(&works[cpu], mt_live_race_work);
+		schedule_work_on(cpu, &works[cpu]);
+	}
+	/* Hard-IRQ inserts and deletes on every CPU while the works run. */
+	on_each_cpu(mt_live_race_ipi, NULL, 1);
+	for_each_online_cpu(cpu)
+		flush_work(&works[cpu]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mt_race_fail), 0);
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(mt_race_live),
+			(u64)ncpu * 2 * (MT_RACE_N / 2));
+	mt_livetab_destroy(mt_race_live);
+}
+
+/* ---- per-CPU counters ---- */
+
+static struct mt_stattab *mt_race_stats;
+
+static void mt_stat_bump(void *arg)
+{
+	struct mt_stat *s = mt_stattab_get(mt_race_stats, MT_STAT_KEY(5, 9));
+
+	if (s) {
+		s->allocs += 3;
+		s->live_count += 1;
+		s->live_bytes -= 10;	/* a free counted on another CPU */
+	}
+}
+
+static void mt_test_stat_merge(struct kunit *test)
+{
+	struct mt_stat *out, *m;
+	int ncpu = num_online_cpus();
+
+	mt_race_stats = kunit_kzalloc(test, sizeof(*mt_race_stats), GFP_KERNEL);
+	out = kunit_kcalloc(test, 64, sizeof(*out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mt_race_stats);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_EQ(test, mt_stattab_init(mt_race_stats, 64), 0);
+	on_each_cpu(mt_stat_bump, NULL, 1);
+	KUNIT_ASSERT_EQ(test, mt_stattab_merge(mt_race_stats, out, 64), 0);
+	m = mt_stat_slot(out, 63, MT_STAT_KEY(5, 9));
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, m->allocs, 3ULL * ncpu);
+	KUNIT_EXPECT_EQ(test, m->live_count, (s64)ncpu);
+	KUNIT_EXPECT_EQ(test, m->live_bytes, -10LL * ncpu);
+	KUNIT_EXPECT_EQ(test, mt_stattab_used(mt_race_stats), (u64)ncpu);
+	mt_stattab_destroy(mt_race_stats);
+}
+
+static void mt_test_stat_full(struct kunit *test)
+{
+	struct mt_stattab t;
+	u32 i, got = 0;
+
+	KUNIT_ASSERT_EQ(test, mt_stattab_init(&t, 64), 0);
+	preempt_disable();
+	for (i = 1; i <= 100; i++)
+		got += !!mt_stattab_get(&t, MT_STAT_KEY(i, 1));
+	/* A known key is found even when the table is full. */
+	KUNIT_EXPECT_NOT_NULL(test, mt_stattab_get(&t, MT_STAT_KEY(1, 1)));
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, got, 64U);
+	mt_stattab_destroy(&t);
+}
+
+/* ---- names ---- */
+
+static void mt_test_names(struct kunit *test)
+{
+	struct mt_cache_filter f = { .nr = 1, .names = { "kmalloc-1k" } };
+	const struct mt_cache_name *c;
+	struct mt_names n;
+	u16 a, b, d;
+
+	KUNIT_ASSERT_EQ(test, mt_names_init(&n), 0);
+	mt_names_clear(&n, &f);
+	a = mt_kmalloc_cache_intern(&n, 1024, GFP_KERNEL);
+	b = mt_kmalloc_cache_intern(&n, 96, GFP_KERNEL | __GFP_RECLAIMABLE);
+	d = mt_kmalloc_cache_intern(&n, 1 << 20, GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, mt_kmalloc_cache_intern(&n, 1024, GFP_KERNEL), a);
+	c = mt_cache_get(&n, a);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_STREQ(test, c->name, "kmalloc-1k");
+	KUNIT_EXPECT_TRUE(test, c->selected);
+	c = mt_cache_get(&n, b);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_EXPECT_STREQ(test, c->name, "kmalloc-rcl-96");
+	KUNIT_EXPECT_FALSE(test, c->selected);
+	KUNIT_EXPECT_STREQ(test, mt_cache_get(&n, d)->name, "kmalloc-large");
+	KUNIT_EXPECT_NE(test, mt_comm_intern(&n, "bash"), 0);
+	KUNIT_EXPECT_EQ(test, mt_comm_intern(&n, "bash"), mt_comm_intern(&n, "bash"));
+	KUNIT_EXPECT_STREQ(test, mt_comm_get(&n, mt_comm_intern(&n, "insmod")), "insmod");
+	KUNIT_EXPECT_STREQ(test, mt_comm_get(&n, 0), "?");
+	mt_names_destroy(&n);
+}
+
+/* ---- sampling ---- */
+
+static void mt_test_sampling_math(struct kunit *test)
+{
+	/* -ln(1/2) = 0.6931 */
+	KUNIT_EXPECT_LE(test, abs((int)mt_neg_ln_q16(1U << 31) - 45426), 8);
+	/* -ln(1/4) = 1.3863 */
+	KUNIT_EXPECT_LE(test, abs((int)mt_neg_ln_q16(1U << 30) - 90852), 8);
+	/* size == mean: 1 / (1 - e^-1) = 1.58198 */
+	KUNIT_EXPECT_LE(test, abs((int)mt_byte_sample_weight_q16(4096, 4096) - 103677), 40);
+	/* size = mean / 10: 1 / (1 - e^-0.1) = 10.5083 */
+	KUNIT_EXPECT_LE(test, abs((int)mt_byte_sample_weight_q16(100, 1000) - 688673), 400);
+	/* size >> mean: almost surely sampled, weight 1 */
+	KUNIT_EXPECT_EQ(test, mt_byte_sample_weight_q16(1 << 20, 4096), 1ULL << 16);
+	/* tiny: mean / size + 1/2 */
+	KUNIT_EXPECT_EQ(test, mt_byte_sample_weight_q16(1, 1 << 20), (1ULL << 36) + (1 << 15));
+}
+
+/*
+ * The estimate is unbiased: sample 200000 allocations of mixed sizes as
+ * the hooks do and the weighted sum comes back to the true bytes (1%).
+ */
+static void mt_test_sampling_unbiased(struct kunit *test)
+{
+	static const u32 sizes[] = { 16, 64, 200, 1024, 5000, 70000 };
+	const u32 mean = 8192;
+	struct rnd_state rnd;
+	s64 to_next;
+	u64 true_bytes = 0, est_q16 = 0;
+	int i;
+
+	prandom_seed_state(&rnd, 42);
+	to_next = mt_bytes_to_next_sample(mean, prandom_u32_state(&rnd));
+	for (i = 0; i < 200000; i++) {
+		u32 s = sizes[i % ARRAY_SIZE(sizes)];
+
+		true_bytes += s;
+		to_next -= s;
+		if (to_next > 0)
+			continue;
+		to_next = mt_bytes_to_next_sample(mean, prandom_u32_state(&rnd));
+		est_q16 += mt_byte_sample_weight_q16(s, mean) * s;
+	}
+	KUNIT_EXPECT_LE(test, abs((s64)(est_q16 >> 16) - (s64)true_bytes),
+			(s64)true_bytes / 100);
+}
+
+static struct kunit_case mt_stack_cases[] = {
+	KUNIT_CASE(mt_test_stack_dedup),
+	KUNIT_CASE(mt_test_stack_collisions),
+	KUNIT_CASE(mt_test_stack_full),
+	KUNIT_CASE(mt_test_stack_concurrent),
+	{}
+};
+
+static struct kunit_case mt_live_cases[] = {
+	KUNIT_CASE(mt_test_live_basic),
+	KUNIT_CASE(mt_test_live_full),
+	KUNIT_CASE(mt_test_live_grow),
+	KUNIT_CASE(mt_test_live_concurrent),
+	{}
+};
+
+static struct kunit_case mt_misc_cases[] = {
+	KUNIT_CASE(mt_test_stat_merge),
+	KUNIT_CASE(mt_test_stat_full),
+	KUNIT_CASE(mt_test_names),
+	KUNIT_CASE(mt_test_sampling_math),
+	KUNIT_CASE(mt_test_sampling_unbiased),
+	{}
+};
+
+static struct kunit_suite mt_stack_suite = {
+	.name = "memtrace_stacktab",
+	.test_cases = mt_stack_cases,
+};
+
+static struct kunit_suite mt_live_suite = {
+	.name = "memtrace_livetab",
+	.test_cases = mt_live_cases,
+};
+
+static struct kunit_suite mt_misc_suite = {
+	.name = "memtrace_counters",
+	.test_cases = mt_misc_cases,
+};
+
+kunit_test_suites(&mt_stack_suite, &mt_live_suite, &mt_misc_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests of memtrace's data structures");
