@@ -186,7 +186,7 @@ static u32 mt_snap_caches(struct mt_snap *sn)
 			continue;
 		memset(r, 0, sizeof(*r));
 		r->id = id;
-		r->flags = cn->selected;
+		r->flags = cn->selected ? MEMTRACE_CACHE_SELECTED : 0;
 		r->object_size = cn->object_size;
 		strscpy(r->name, cn->name, sizeof(r->name));
 	}

@@ -211,10 +211,13 @@ struct memtrace_alloc_rec {
 
 struct memtrace_cache_rec {
 	__u16 id;
-	__u16 flags;
+	__u16 flags;		/* MEMTRACE_CACHE_* */
 	__u32 object_size;	/* as kmem_cache_size() reports */
 	char name[MEMTRACE_NAME_LEN];
 };
+
+/* The cache passes the configured cache filter (or there is none). */
+#define MEMTRACE_CACHE_SELECTED	(1U << 0)
 
 /* ---- ioctls ------------------------------------------------------------ */
 

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Option parsing for memtrace-read.  Option letters and meanings follow
+ * memleak(8) (BCC and libbpf-tools) so that its users can switch tools
+ * without relearning; options memleak does not have are long-only.
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	OPT_VERSION = 0x100,
+	OPT_KERNEL_LEAKS,
+	OPT_SLAB,
+	OPT_SAMPLE_BYTES,
+	OPT_SORT,
+	OPT_CACHE,
+	OPT_STACK_DEPTH,
+};
+
+static const char short_options[] = ":hp:c:tao:CPs:T:z:Z:";
+
+static const struct option long_options[] = {
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, OPT_VERSION },
+	{ "kernel-leaks",	no_argument,		NULL, OPT_KERNEL_LEAKS },
+	{ "slab",		no_argument,		NULL, OPT_SLAB },
+	{ "pid",		required_argument,	NULL, 'p' },
+	{ "command",		required_argument,	NULL, 'c' },
+	{ "trace",		no_argument,		NULL, 't' },
+	{ "show-allocs",	no_argument,		NULL, 'a' },
+	{ "older",		required_argument,	NULL, 'o' },
+	{ "combined-only",	no_argument,		NULL, 'C' },
+	{ "percpu",		no_argument,		NULL, 'P' },
+	{ "sample-rate",	required_argument,	NULL, 's' },
+	{ "sample-bytes",	required_argument,	NULL, OPT_SAMPLE_BYTES },
+	{ "top",		required_argument,	NULL, 'T' },
+	{ "min-size",		required_argument,	NULL, 'z' },
+	{ "max-size",		required_argument,	NULL, 'Z' },
+	{ "sort",		required_argument,	NULL, OPT_SORT },
+	{ "cache",		required_argument,	NULL, OPT_CACHE },
+	{ "stack-depth",	required_argument,	NULL, OPT_STACK_DEPTH },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_defaults(struct mt_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->action = MT_ACTION_RUN;
+	o->mode = MT_MODE_KERNEL_LEAKS;
+	o->interval_s = 5;	/* memleak's default */
+	o->older_ms = 500;	/* memleak's default: younger allocations are not leaks yet */
+	o->top = 10;		/* memleak's default */
+	o->sort = MT_SORT_SIZE;
+}
+
+void cli_usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+"usage: %s [-h] [--version] [--kernel-leaks | --slab] [-p PID | -c COMMAND]\n"
+"       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
+"       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
+"       [--cache NAME]... [--stack-depth N] [interval] [count]\n"
+"\n"
+"Trace outstanding kernel memory allocations that weren't freed, and explain\n"
+"memory growth, through the memtrace kernel module (/dev/memtrace), without BPF.\n"
+"\n"
+"modes:\n"
+"  --kernel-leaks        report stacks with outstanding kernel allocations,\n"
+"                        like memleak(8) without -p (the default mode)\n"
+"  --slab                per slab cache: live objects and bytes, their change\n"
+"                        since the last interval, and the stacks behind growth\n"
+"\n"
+"positional arguments:\n"
+"  interval              interval in seconds to print reports (default 5,\n"
+"                        at most %u)\n"
+"  count                 number of times to print the report before exiting\n"
+"                        (default: until Ctrl+C or SIGTERM)\n"
+"\n"
+"options:\n"
+"  -h, --help            show this help message and exit\n"
+"  --version             print the reader's version and, if loaded, the module's\n"
+"  -p PID, --pid PID     the PID to trace (user mode: not available in this\n"
+"                        version)\n"
+"  -c COMMAND, --command COMMAND\n"
+"                        execute and trace the specified command (user mode:\n"
+"                        not available in this version)\n"
+"  -t, --trace           print trace messages for each alloc/free call (needs a\n"
+"                        module with a trace ring; none has one yet)\n"
+"  -a, --show-allocs     show allocation addresses and sizes, with the\n"
+"                        allocating task and the allocation's age, as well as\n"
+"                        call stacks\n"
+"  -o OLDER, --older OLDER\n"
+"                        prune allocations younger than this age in\n"
+"                        milliseconds (default 500)\n"
+"  -C, --combined-only   show combined allocation statistics only: per stack\n"
+"                        totals, with total allocations and frees\n"
+"  -P, --percpu          report percpu allocations only\n"
+"  -s SAMPLE_RATE, --sample-rate SAMPLE_RATE\n"
+"                        sample every N-th allocation to decrease the overhead;\n"
+"                        counts become estimates\n"
+"  --sample-bytes N      sample allocations about once per N bytes allocated\n"
+"                        (large allocations are more likely to be sampled);\n"
+"                        counts become estimates\n"
+"  -T TOP, --top TOP     display only this many top allocating stacks (or,\n"
+"                        with --slab, caches) (default 10)\n"
+"  -z MIN_SIZE, --min-size MIN_SIZE\n"
+"                        capture only allocations larger than or equal to this\n"
+"                        size\n"
+"  -Z MAX_SIZE, --max-size MAX_SIZE\n"
+"                        capture only allocations smaller than or equal to this\n"
+"                        size\n"
+"  --sort size|count     order stacks (caches) by bytes (default) or by number\n"
+"                        of allocations (objects)\n"
+"  --cache NAME          capture only slab allocations from this cache, as named\n"
+"                        in /proc/slabinfo (repeatable, up to %d)\n"
+"  --stack-depth N       frames kept per stack, 1..%d (default %d)\n"
+"\n"
+"Stacks whose live bytes grew in each of the last 3 or more intervals are\n"
+"tagged [growing] (likely leaks); stacks unchanged for 3 or more intervals\n"
+"are tagged [stable] (long-lived allocations, not leaks).\n"
+"\n"
+"EXAMPLES:\n"
+"%s\n"
+"        Trace allocations in kernel mode and display a summary of outstanding\n"
+"        allocations every 5 seconds\n"
+"%s -a 10\n"
+"        Also display the outstanding allocations' addresses, sizes, tasks and\n"
+"        ages, every 10 seconds\n"
+"%s -o 60000\n"
+"        Display outstanding allocations that are at least one minute old\n"
+"%s -s 5\n"
+"        Trace roughly every 5th allocation, to reduce overhead\n"
+"%s --slab --cache dentry 1 10\n"
+"        Watch the dentry cache every second, ten times\n",
+		prog, MT_INTERVAL_MAX_S, MEMTRACE_MAX_CACHE_FILTERS,
+		MEMTRACE_MAX_FRAMES, MEMTRACE_MAX_FRAMES,
+		prog, prog, prog, prog, prog);
+}
+
+/*
+ * Whole decimal numbers only: "5s", "0x10", " 5", "-1" and "" are all
+ * rejected, so a typo never silently becomes a different value.
+ */
+static int parse_number(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int number_arg(const char *what, const char *s, uint64_t min,
+		      uint64_t max, uint64_t *out, struct mt_err *err)
+{
+	int ret = parse_number(s, min, max, out);
+
+	if (ret == -EINVAL)
+		return mt_errf(err, EINVAL,
+			       "invalid %s '%s': expected a whole number from %llu to %llu",
+			       what, s, (unsigned long long)min, (unsigned long long)max);
+	if (ret == -ERANGE)
+		return mt_errf(err, EINVAL, "%s '%s' out of range: expected %llu to %llu",
+			       what, s, (unsigned long long)min, (unsigned long long)max);
+	return 0;
+}
+
+static int add_cache(struct mt_options *o, const char *name, struct mt_err *err)
+{
+	size_t len = strlen(name);
+
+	if (len == 0)
+		return mt_errf(err, EINVAL, "--cache needs a cache name");
+	if (len >= MEMTRACE_NAME_LEN)
+		return mt_errf(err, EINVAL, "--cache '%s': cache names are at most %d characters",
+			       name, MEMTRACE_NAME_LEN - 1);
+	if (o->nr_caches >= MEMTRACE_MAX_CACHE_FILTERS)
+		return mt_errf(err, EINVAL, "too many --cache options: at most %d",
+			       MEMTRACE_MAX_CACHE_FILTERS);
+	memcpy(o->caches[o->nr_caches++], name, len + 1);
+	return 0;
+}
+
+/* Text of the option getopt just rejected, for the error message. */
+static const char *bad_option_text(char **argv, int argc, char *buf, size_t len)
+{
+	/* optopt is the letter for short options and for long options that
+	 * have one; 0 or a long-only code otherwise. */
+	if (optopt > 0 && optopt < 128 && isprint(optopt)) {
+		snprintf(buf, len, "-%c", optopt);
+		return buf;
+	}
+	if (optind - 1 >= 0 && optind - 1 < argc)
+		return argv[optind - 1];
+	return "?";
+}
+
+/* Combinations that cannot mean anything: refuse them rather than guess. */
+static int check_combinations(const struct mt_options *o, bool kernel_leaks,
+			      bool slab, bool older_given, struct mt_err *err)
+{
+	if (o->pid && o->command)
+		return mt_errf(err, EINVAL, "cannot specify both -p and -c");
+	if ((o->pid || o->command) && (kernel_leaks || slab))
+		return mt_errf(err, EINVAL, "-p/-c trace a process; they cannot be combined with %s",
+			       slab ? "--slab" : "--kernel-leaks");
+	if (kernel_leaks && slab)
+		return mt_errf(err, EINVAL, "--kernel-leaks and --slab are different modes: choose one");
+	if (slab) {
+		const char *leak_only = o->show_allocs ? "-a" : o->combined_only ? "-C" :
+			o->percpu ? "-P" : o->trace ? "-t" : older_given ? "-o" : NULL;
+
+		if (leak_only)
+			return mt_errf(err, EINVAL, "option %s applies to --kernel-leaks, not --slab",
+				       leak_only);
+	}
+	if (o->show_allocs && o->combined_only)
+		return mt_errf(err, EINVAL,
+			       "-a shows individual allocations and -C only combined statistics: choose one");
+	if (o->sample_every && o->sample_bytes)
+		return mt_errf(err, EINVAL, "-s and --sample-bytes are two ways of sampling: choose one");
+	if (o->max_size && o->min_size > o->max_size)
+		return mt_errf(err, EINVAL, "min size (-z %llu) can't be greater than max size (-Z %llu)",
+			       (unsigned long long)o->min_size, (unsigned long long)o->max_size);
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
+{
+	bool kernel_leaks = false, slab = false, older_given = false;
+	unsigned int positional = 0;
+	uint64_t v;
+	char optbuf[8];
+	int ret = 0, c;
+
+	/* optind = 0 makes glibc reinitialize getopt, so parsing twice works. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			o->action = MT_ACTION_HELP;
+			return 0;
+		case OPT_VERSION:
+			o->action = MT_ACTION_VERSION;
+			return 0;
+		case OPT_KERNEL_LEAKS:
+			kernel_leaks = true;
+			break;
+		case OPT_SLAB:
+			slab = true;
+			break;
+		case 'p':
+			ret = number_arg("PID (-p)", optarg, 1, 0x7fffffff, &v, err);
+			o->pid = (int)v;
+			break;
+		case 'c':
+			if (!optarg[0])
+				return mt_errf(err, EINVAL, "-c needs a command");
+			o->command = optarg;
+			break;
+		case 't':
+			o->trace = true;
+			break;
+		case 'a':
+			o->show_allocs = true;
+			break;
+		case 'o':
+			ret = number_arg("age in milliseconds (-o)", optarg, 0, MT_OLDER_MAX_MS,
+					 &o->older_ms, err);
+			older_given = true;
+			break;
+		case 'C':
+			o->combined_only = true;
+			break;
+		case 'P':
+			o->percpu = true;
+			break;
+		case 's':
+			ret = number_arg("sample rate (-s)", optarg, 1, UINT32_MAX, &v, err);
+			o->sample_every = (uint32_t)v;
+			break;
+		case OPT_SAMPLE_BYTES:
+			ret = number_arg("sample bytes (--sample-bytes)", optarg, 1, UINT32_MAX,
+					 &v, err);
+			o->sample_bytes = (uint32_t)v;
+			break;
+		case 'T':
+			ret = number_arg("top (-T)", optarg, 1, MT_TOP_MAX, &v, err);
+			o->top = (unsigned int)v;
+			break;
+		case 'z':
+			ret = number_arg("min size (-z)", optarg, 0, UINT64_MAX, &o->min_size, err);
+			break;
+		case 'Z':
+			ret = number_arg("max size (-Z)", optarg, 1, UINT64_MAX, &o->max_size, err);
+			break;
+		case OPT_SORT:
+			if (!strcmp(optarg, "size"))
+				o->sort = MT_SORT_SIZE;
+			else if (!strcmp(optarg, "count"))
+				o->sort = MT_SORT_COUNT;
+			else
+				return mt_errf(err, EINVAL, "invalid --sort '%s': expected size or count",
+					       optarg);
+			break;
+		case OPT_CACHE:
+			ret = add_cache(o, optarg, err);
+			break;
+		case OPT_STACK_DEPTH:
+			ret = number_arg("stack depth (--stack-depth)", optarg, 1,
+					 MEMTRACE_MAX_FRAMES, &v, err);
+			o->stack_depth = (unsigned int)v;
+			break;
+		case ':':
+			return mt_errf(err, EINVAL, "option %s needs a value",
+				       bad_option_text(argv, argc, optbuf, sizeof(optbuf)));
+		default:
+			/* "-1" is how a negative interval or count reaches getopt. */
+			if (optopt > 0 && optopt < 128 && isdigit(optopt))
+				return mt_errf(err, EINVAL,
+					       "invalid argument '-%c': interval and count must be positive whole numbers",
+					       optopt);
+			return mt_errf(err, EINVAL, "unknown option '%s'",
+				       bad_option_text(argv, argc, optbuf, sizeof(optbuf)));
+		}
+		if (ret)
+			return ret;
+	}
+
+	for (; optind < argc; optind++) {
+		const char *arg = argv[optind];
+
+		switch (positional++) {
+		case 0:
+			ret = number_arg("interval", arg, 1, MT_INTERVAL_MAX_S, &v, err);
+			o->interval_s = (unsigned int)v;
+			break;
+		case 1:
+			ret = number_arg("count", arg, 1, MT_COUNT_MAX, &v, err);
+			o->count = (unsigned long)v;
+			break;
+		default:
+			return mt_errf(err, EINVAL, "unexpected argument '%s': only [interval [count]]",
+				       arg);
+		}
+		if (ret)
+			return ret;
+	}
+
+	ret = check_combinations(o, kernel_leaks, slab, older_given, err);
+	if (ret)
+		return ret;
+	if (o->pid || o->command)
+		o->mode = MT_MODE_USER;
+	else if (slab)
+		o->mode = MT_MODE_SLAB;
+	else
+		o->mode = MT_MODE_KERNEL_LEAKS;
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Command line of memtrace-read: memleak(8)'s options and positional
+ * [interval [count]], plus memtrace's own (--slab, --cache, --sort, ...).
+ * Parsing only validates and records; what a mode does lives elsewhere.
+ */
+#ifndef MEMTRACE_READ_CLI_H
+#define MEMTRACE_READ_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/memtrace.h>
+
+#include "util.h"
+#include "version.h"
+
+enum mt_mode {
+	MT_MODE_KERNEL_LEAKS,	/* --kernel-leaks (the default, like memleak without -p) */
+	MT_MODE_SLAB,		/* --slab */
+	MT_MODE_USER,		/* -p / -c: parsed, not available yet */
+};
+
+enum mt_sort {
+	MT_SORT_SIZE,
+	MT_SORT_COUNT,
+};
+
+enum mt_action {
+	MT_ACTION_RUN,
+	MT_ACTION_HELP,
+	MT_ACTION_VERSION,
+};
+
+/* Limits of the option values, also quoted in the error messages. */
+#define MT_INTERVAL_MAX_S	86400U		/* one day */
+#define MT_COUNT_MAX		1000000000UL
+#define MT_TOP_MAX		1000000U
+#define MT_OLDER_MAX_MS		(UINT64_MAX / 1000000ULL)
+
+struct mt_options {
+	enum mt_action action;
+	enum mt_mode mode;
+	unsigned int interval_s;	/* seconds between reports */
+	unsigned long count;		/* reports before exiting; 0: until a signal */
+	int pid;			/* -p, user mode; 0 when not given */
+	const char *command;		/* -c, user mode */
+	bool trace;			/* -t */
+	bool show_allocs;		/* -a */
+	bool combined_only;		/* -C / --combined-only */
+	bool percpu;			/* -P / --percpu */
+	uint64_t older_ms;		/* -o */
+	uint32_t sample_every;		/* -s; 0: every allocation */
+	uint32_t sample_bytes;		/* --sample-bytes; 0: off */
+	unsigned int top;		/* -T */
+	uint64_t min_size;		/* -z */
+	uint64_t max_size;		/* -Z; 0: no limit */
+	unsigned int stack_depth;	/* --stack-depth; 0: module maximum */
+	enum mt_sort sort;		/* --sort */
+	unsigned int nr_caches;		/* --cache, repeatable */
+	char caches[MEMTRACE_MAX_CACHE_FILTERS][MEMTRACE_NAME_LEN];
+};
+
+/* Exit status for bad usage, as most tools (getopt conventions). */
+#define MT_EXIT_USAGE 2
+
+void cli_defaults(struct mt_options *o);
+
+/*
+ * Parses argv into *o (after cli_defaults).  Returns 0, or -EINVAL with a
+ * message in err naming the option and the accepted values.  Safe to call
+ * more than once in a process (it resets getopt).
+ */
+int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err);
+
+void cli_usage(FILE *out, const char *prog);
+
+#endif

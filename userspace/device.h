@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The /dev/memtrace client: handshake, configuration, the mmap'd snapshot
+ * buffer and its growth, start/stop.  Errors come back as -errno with a
+ * message meant for the user; -ENODEV always means "the module went away".
+ */
+#ifndef MEMTRACE_READ_DEVICE_H
+#define MEMTRACE_READ_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/memtrace.h>
+
+#include "util.h"
+
+/* Overrides MEMTRACE_DEVICE, e.g. to test the "not loaded" path. */
+#define DEVICE_PATH_ENV		"MEMTRACE_DEVICE"
+#define DEVICE_INITIAL_BUFFER	(4ULL << 20)
+#define DEVICE_MAX_BUFFER	(1ULL << 30)
+
+struct mt_device {
+	int fd;
+	const char *path;
+	void *map;
+	size_t map_size;
+	bool tracing;
+	struct memtrace_version version;	/* as the module filled it */
+};
+
+/* Opens the device and does the MEMTRACE_IOC_VERSION handshake. */
+int device_open(struct mt_device *d, const char *path, struct mt_err *err);
+int device_configure(struct mt_device *d, const struct memtrace_config *cfg,
+		     struct mt_err *err);
+/* (Re)sizes and maps the snapshot buffer: size is rounded up to pages. */
+int device_set_buffer(struct mt_device *d, uint64_t size, struct mt_err *err);
+int device_start(struct mt_device *d, struct mt_err *err);
+int device_stop(struct mt_device *d, struct mt_err *err);
+/*
+ * Takes a snapshot, growing the buffer when the module says it is too
+ * small, and returns a private copy of its used bytes in *copy (free()
+ * it): parsing never reads memory the module can change or take away.
+ */
+int device_snapshot(struct mt_device *d, uint32_t flags, uint64_t min_age_ns,
+		    void **copy, size_t *len, struct mt_err *err);
+/* Stops tracing if this reader started it, unmaps, closes. */
+void device_close(struct mt_device *d);
+
+/* "kmalloc cache page percpu" for MEMTRACE_EV_* bits. */
+void device_events_str(uint32_t events, char *buf, size_t len);
+
+#endif

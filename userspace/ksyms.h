@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel symbolization from /proc/kallsyms.
+ *
+ * Why not libdwfl: it can only symbolize the running kernel from vmlinux and
+ * module debug files, which production machines rarely have; /proc/kallsyms
+ * always describes exactly what is loaded now, modules included.
+ */
+#ifndef MEMTRACE_READ_KSYMS_H
+#define MEMTRACE_READ_KSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define KSYMS_DEFAULT_PATH "/proc/kallsyms"
+/* Overrides the path, for tests against fixture files. */
+#define KSYMS_PATH_ENV "MEMTRACE_KALLSYMS"
+
+struct ksyms;
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+	const char *module;	/* "kernel" for vmlinux */
+};
+
+/* path NULL: $MEMTRACE_KALLSYMS, else /proc/kallsyms.  Loads nothing yet. */
+struct ksyms *ksyms_new(const char *path);
+void ksyms_free(struct ksyms *ks);
+
+/* (Re)reads the file: call once per report so modules loaded since the
+ * last one resolve.  On failure the previous table stays in use. */
+int ksyms_reload(struct ksyms *ks, struct mt_err *err);
+
+/* The function symbol at or before addr, or NULL if addr precedes every
+ * symbol (or the table is empty). */
+bool ksyms_lookup(const struct ksyms *ks, uint64_t addr, struct ksym *out);
+
+/*
+ * "function+0xoff [module]", or "0xaddr [unknown]".  A miss triggers one
+ * reload per loaded table, so a module loaded after the last reload still
+ * resolves.
+ */
+void ksyms_format(struct ksyms *ks, uint64_t addr, char *buf, size_t len);
+
+size_t ksyms_count(const struct ksyms *ks);
+/* Every address in the file was 0: kptr_restrict hides them (or not root). */
+bool ksyms_restricted(const struct ksyms *ks);
+const char *ksyms_path(const struct ksyms *ks);
+
+#endif

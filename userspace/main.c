@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memtrace-read: reads /dev/memtrace and explains kernel memory leaks and
+ * growth, memleak(8)-style.  main() only parses and dispatches by mode.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+#include "session.h"
+
+#define PROG "memtrace-read"
+
+int main(int argc, char **argv)
+{
+	struct mt_options opts;
+	struct mt_err err;
+
+	cli_defaults(&opts);
+	if (cli_parse(argc, argv, &opts, &err)) {
+		fprintf(stderr, PROG ": %s\nTry '" PROG " --help' for more information.\n",
+			err.msg);
+		return MT_EXIT_USAGE;
+	}
+	switch (opts.action) {
+	case MT_ACTION_HELP:
+		cli_usage(stdout, PROG);
+		return 0;
+	case MT_ACTION_VERSION:
+		return session_print_version(stdout);
+	case MT_ACTION_RUN:
+		break;
+	}
+	switch (opts.mode) {
+	case MT_MODE_USER:
+		fprintf(stderr, PROG ": user-mode tracing (-p/-c) is not available in this version\n");
+		return 1;
+	case MT_MODE_KERNEL_LEAKS:
+	case MT_MODE_SLAB:
+		return session_run(&opts);
+	}
+	return 1;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Output follows memleak(8): a header per interval, then per stack
+ * "\tB bytes in N allocations from stack" and its frames, one per line
+ * after two tabs.  memtrace adds the growth tag, a loss/activity footer
+ * (a report never hides what the module could not record) and, with -a,
+ * the allocating task and the age of each allocation.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned int report_kind_mask(const struct mt_options *opts)
+{
+	return opts->percpu ? KIND_BIT(MEMTRACE_KIND_PERCPU) : KIND_MASK_ALL;
+}
+
+void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
+		  struct ksyms *ks, const char *indent)
+{
+	const struct mt_stack *s;
+	char sym[600];
+
+	if (stack_id == MEMTRACE_STACK_NONE) {
+		fprintf(out, "%s[stack not recorded: stack table full]\n", indent);
+		return;
+	}
+	s = snapshot_stack(snap, stack_id);
+	if (!s) {
+		fprintf(out, "%s[stack %" PRIu32 " missing from the snapshot]\n", indent, stack_id);
+		return;
+	}
+	if (!s->nr_frames)
+		fprintf(out, "%s[empty stack]\n", indent);
+	for (uint32_t i = 0; i < s->nr_frames; i++) {
+		ksyms_format(ks, s->ips[i], sym, sizeof(sym));
+		fprintf(out, "%s%s\n", indent, sym);
+	}
+}
+
+void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms *ks)
+{
+	const struct memtrace_loss *l = &snap->hdr.loss;
+	const struct memtrace_activity *a = &snap->hdr.activity;
+
+	fprintf(out, "Lost: %llu recursion, %llu nmi, %llu index full, %llu stack table full, "
+		"%llu counter table full, %llu cache table full, %llu task name table full, "
+		"%llu frees of untracked addresses\n",
+		(unsigned long long)l->recursion, (unsigned long long)l->nmi,
+		(unsigned long long)l->live_full, (unsigned long long)l->stack_full,
+		(unsigned long long)l->stat_full, (unsigned long long)l->cache_full,
+		(unsigned long long)l->comm_full, (unsigned long long)l->free_untracked);
+	fprintf(out, "Activity: %llu allocs seen, %llu frees seen, %llu recorded, "
+		"%llu frees matched, %llu filtered, %llu sampled out, "
+		"%llu live (index capacity %llu)\n",
+		(unsigned long long)a->allocs_seen, (unsigned long long)a->frees_seen,
+		(unsigned long long)a->allocs_recorded, (unsigned long long)a->frees_matched,
+		(unsigned long long)a->filtered, (unsigned long long)a->sampled_out,
+		(unsigned long long)a->live_entries, (unsigned long long)a->live_capacity);
+	if (snap->hdr.sample_every > 1)
+		fprintf(out, "Sampling 1 in %u allocations: counts are estimates.\n",
+			snap->hdr.sample_every);
+	else if (snap->hdr.sample_bytes > 0)
+		fprintf(out, "Sampling about once per %u bytes allocated: counts are estimates.\n",
+			snap->hdr.sample_bytes);
+	if (ks && ksyms_restricted(ks))
+		fprintf(out, "Note: %s shows no kernel addresses (kptr_restrict, or not root): "
+			"frames are not symbolized.\n", ksyms_path(ks));
+	if (snap->hdr.state != MEMTRACE_STATE_TRACING)
+		fprintf(out, "Note: the module reports that tracing is stopped.\n");
+}
+
+struct ranked {
+	const struct stack_total *t;
+	enum mt_sort sort;
+};
+
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct stack_total *x = ((const struct ranked *)a)->t;
+	const struct stack_total *y = ((const struct ranked *)b)->t;
+	enum mt_sort sort = ((const struct ranked *)a)->sort;
+	uint64_t xk1 = sort == MT_SORT_SIZE ? x->old_bytes : x->old_count;
+	uint64_t yk1 = sort == MT_SORT_SIZE ? y->old_bytes : y->old_count;
+	uint64_t xk2 = sort == MT_SORT_SIZE ? x->old_count : x->old_bytes;
+	uint64_t yk2 = sort == MT_SORT_SIZE ? y->old_count : y->old_bytes;
+
+	/* Biggest first; the stack id keeps equal ones in a stable order. */
+	if (xk1 != yk1)
+		return xk1 > yk1 ? -1 : 1;
+	if (xk2 != yk2)
+		return xk2 > yk2 ? -1 : 1;
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+static int alloc_cmp(const void *a, const void *b)
+{
+	const struct memtrace_alloc_rec *x = *(const struct memtrace_alloc_rec * const *)a;
+	const struct memtrace_alloc_rec *y = *(const struct memtrace_alloc_rec * const *)b;
+
+	if (x->stack_id != y->stack_id)
+		return x->stack_id < y->stack_id ? -1 : 1;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * -a: memleak's "addr = %x size = %u" per outstanding allocation of the
+ * stack, oldest first, with the allocating task and the age.  For page
+ * allocations addr is the PFN, as in memleak.
+ */
+static void print_allocs(FILE *out, const struct mt_snapshot *snap,
+			 const struct memtrace_alloc_rec **sorted, size_t nr,
+			 uint32_t stack_id, unsigned int kind_mask)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sorted[mid]->stack_id < stack_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < nr && sorted[i]->stack_id == stack_id; i++) {
+		const struct memtrace_alloc_rec *r = sorted[i];
+		uint64_t age = snap->hdr.now_ns > r->ts_ns ? snap->hdr.now_ns - r->ts_ns : 0;
+		char comm[MEMTRACE_COMM_LEN + 1];
+
+		if (r->kind >= 32 || !(kind_mask & KIND_BIT(r->kind)) || age < snap->hdr.min_age_ns)
+			continue;
+		memcpy(comm, r->comm, MEMTRACE_COMM_LEN);
+		comm[MEMTRACE_COMM_LEN] = '\0';
+		fprintf(out, "\taddr = %llx size = %u pid = %u comm = %s age = %llu.%03llus\n",
+			(unsigned long long)r->addr, r->bytes_alloc, r->pid, comm,
+			(unsigned long long)(age / 1000000000ULL),
+			(unsigned long long)(age / 1000000ULL % 1000ULL));
+	}
+}
+
+/*
+ * " [growing: +B/interval]" or " [stable]".  The trend follows the recorded
+ * live bytes; under sampling the growth is scaled like the stack's
+ * estimates and marked "~" as one.
+ */
+static void trend_tag(const struct report_ctx *ctx, const struct mt_snapshot *snap,
+		      const struct stack_total *t, char *buf, size_t len)
+{
+	uint64_t per = 0;
+
+	buf[0] = '\0';
+	if (!ctx->trend)
+		return;
+	switch (trend_classify(ctx->trend, t->stack_id, &per)) {
+	case TREND_GROWING:
+		if (snapshot_sampled(snap)) {
+			double scale = t->old_bytes_recorded ?
+				(double)t->old_bytes / (double)t->old_bytes_recorded :
+				snap->hdr.sample_every > 1 ? snap->hdr.sample_every : 1;
+
+			snprintf(buf, len, " [growing: ~+%llu/interval]",
+				 (unsigned long long)((double)per * scale));
+		} else {
+			snprintf(buf, len, " [growing: +%llu/interval]", (unsigned long long)per);
+		}
+		break;
+	case TREND_STABLE:
+		snprintf(buf, len, " [stable]");
+		break;
+	case TREND_NONE:
+		break;
+	}
+}
+
+int report_leaks(FILE *out, const struct mt_snapshot *snap,
+		 const struct stack_total *totals, size_t nr_totals,
+		 const struct report_ctx *ctx)
+{
+	const struct mt_options *o = ctx->opts;
+	unsigned int kind_mask = report_kind_mask(o);
+	const struct memtrace_alloc_rec **allocs = NULL;
+	struct ranked *ranked;
+	size_t nr = 0, shown;
+
+	ranked = calloc(nr_totals ? nr_totals : 1, sizeof(*ranked));
+	if (!ranked)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_totals; i++) {
+		if (totals[i].old_count == 0)
+			continue;	/* nothing outstanding from this stack */
+		ranked[nr].t = &totals[i];
+		ranked[nr++].sort = o->sort;
+	}
+	qsort(ranked, nr, sizeof(*ranked), rank_cmp);
+	shown = nr < o->top ? nr : o->top;
+
+	if (o->show_allocs && snap->nr_allocs) {
+		allocs = calloc(snap->nr_allocs, sizeof(*allocs));
+		if (!allocs) {
+			free(ranked);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < snap->nr_allocs; i++)
+			allocs[i] = &snap->allocs[i];
+		qsort(allocs, snap->nr_allocs, sizeof(*allocs), alloc_cmp);
+	}
+
+	fprintf(out, "[%s] Top %u stacks with outstanding allocations:\n", ctx->timestamp, o->top);
+	/* memleak prints the largest last, next to the prompt. */
+	for (size_t i = shown; i-- > 0;) {
+		const struct stack_total *t = ranked[i].t;
+		char tag[64];
+
+		if (allocs)
+			print_allocs(out, snap, allocs, snap->nr_allocs, t->stack_id, kind_mask);
+		trend_tag(ctx, snap, t, tag, sizeof(tag));
+		fprintf(out, "\t%llu bytes in %llu allocations from stack%s\n",
+			(unsigned long long)t->old_bytes, (unsigned long long)t->old_count, tag);
+		if (o->combined_only)
+			fprintf(out, "\t(total: %llu allocs, %llu bytes; %llu frees)\n",
+				(unsigned long long)t->total_allocs,
+				(unsigned long long)t->total_bytes,
+				(unsigned long long)t->frees);
+		report_stack(out, snap, t->stack_id, ctx->ksyms, "\t\t");
+	}
+	report_footer(out, snap, ctx->ksyms);
+	fputc('\n', out);
+	free(allocs);
+	free(ranked);
+	return 0;
+}

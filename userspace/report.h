@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The memleak-style report of outstanding kernel allocations, and the
+ * parts every report shares: stack printing and the loss/activity footer.
+ */
+#ifndef MEMTRACE_READ_REPORT_H
+#define MEMTRACE_READ_REPORT_H
+
+#include <stdio.h>
+
+#include "aggregate.h"
+#include "cli.h"
+#include "ksyms.h"
+#include "snapshot.h"
+#include "trend.h"
+
+struct report_ctx {
+	const struct mt_options *opts;
+	struct ksyms *ksyms;
+	const struct trend_table *trend;	/* NULL: no [growing]/[stable] tags */
+	char timestamp[16];			/* "HH:MM:SS" */
+};
+
+/* Kinds of allocation the leak report covers for these options. */
+unsigned int report_kind_mask(const struct mt_options *opts);
+
+/*
+ * One report: "[HH:MM:SS] Top N stacks with outstanding allocations:", the
+ * top stacks (largest last, as memleak prints them), the footer, a blank
+ * line.  totals come from aggregate_by_stack(snap, report_kind_mask()).
+ */
+int report_leaks(FILE *out, const struct mt_snapshot *snap,
+		 const struct stack_total *totals, size_t nr_totals,
+		 const struct report_ctx *ctx);
+
+/* The frames of a stack, one per line, each line prefixed by indent. */
+void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
+		  struct ksyms *ks, const char *indent);
+
+/* "Lost: ..." and "Activity: ..." lines, plus sampling and symbol notes. */
+void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms *ks);
+
+#endif

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "harness.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fixture_dir = "tests/fixtures";
+static unsigned int passed, failed;
+
+bool check(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", cond ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (cond)
+		passed++;
+	else
+		failed++;
+	return cond;
+}
+
+void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+const char *fixture_path(const char *name)
+{
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", fixture_dir, name);
+	return path;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = (cap ? cap * 2 : 8192));
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + n, 1, 4096, f);
+
+		n += got;
+		if (got < 4096)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static void diag_text(const char *label, const char *text)
+{
+	const char *p = text;
+
+	diag("%s:", label);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		diag("| %.*s", n, p);
+		p += n + (nl ? 1 : 0);
+	}
+}
+
+/*
+ * MEMTRACE_UPDATE_GOLDEN=1 rewrites the golden files from the output,
+ * for an intended format change: review the diff before committing it.
+ */
+bool same_as_golden(const char *text, const char *golden_name)
+{
+	char *golden;
+	bool same;
+
+	if (getenv("MEMTRACE_UPDATE_GOLDEN")) {
+		FILE *f = fopen(fixture_path(golden_name), "w");
+
+		if (f) {
+			fputs(text, f);
+			fclose(f);
+		}
+	}
+	golden = read_file(fixture_path(golden_name), NULL);
+	same = golden && !strcmp(golden, text);
+
+	if (!golden)
+		diag("cannot read golden file %s", fixture_path(golden_name));
+	else if (!same) {
+		diag_text("expected", golden);
+		diag_text("got", text);
+	}
+	free(golden);
+	return same;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		fixture_dir = argv[1];
+	/* Reports print local time; tests pass their own timestamps, but
+	 * keep the environment from mattering anyway. */
+	setenv("TZ", "UTC", 1);
+
+	cli_tests();
+	ksyms_tests();
+	snapshot_tests();
+	trend_tests();
+	report_tests();
+	slabview_tests();
+
+	printf("# %u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A minimal test harness: each check prints "ok - <desc>" or
+ * "not ok - <desc>", diagnostics go on "# " lines, and the process exits
+ * non-zero if anything failed.
+ */
+#ifndef MEMTRACE_READ_TEST_HARNESS_H
+#define MEMTRACE_READ_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Directory of the fixture files (argv[1]). */
+extern const char *fixture_dir;
+
+/* Records and prints one test result; returns cond. */
+bool check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* fixture_dir + "/" + name, in a static buffer. */
+const char *fixture_path(const char *name);
+/* A file's contents, NUL-terminated (free()); NULL if unreadable. */
+char *read_file(const char *path, size_t *len);
+/* Compares text with a golden file; on mismatch prints both as diagnostics. */
+bool same_as_golden(const char *text, const char *golden_name);
+
+void cli_tests(void);
+void ksyms_tests(void);
+void snapshot_tests(void);
+void report_tests(void);
+void trend_tests(void);
+void slabview_tests(void);
+
+#endif

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Option parsing: defaults, memleak's options, and every rejected value. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "harness.h"
+#include "session.h"
+
+#define ARGV(...) ((char *[]){ "memtrace-read", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "memtrace-read", __VA_ARGS__ }) / sizeof(char *)))
+
+static int parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
+{
+	cli_defaults(o);
+	err->msg[0] = '\0';
+	return cli_parse(argc, argv, o, err);
+}
+
+#define PARSE(o, e, ...) parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o, e)
+
+#define EXPECT_ERROR(substr, ...)						\
+	do {									\
+		struct mt_options o;						\
+		struct mt_err e;						\
+		int r = PARSE(&o, &e, __VA_ARGS__);				\
+		if (!check(r != 0 && strstr(e.msg, substr),			\
+			   "cli rejects " #__VA_ARGS__ " with \"%s\"", substr))	\
+			diag("returned %d, message \"%s\"", r, e.msg);		\
+	} while (0)
+
+static void test_defaults(void)
+{
+	struct mt_options o;
+	struct mt_err e;
+	int r = parse(1, (char *[]){ "memtrace-read", NULL }, &o, &e);
+
+	check(r == 0 && o.mode == MT_MODE_KERNEL_LEAKS && o.interval_s == 5 && o.count == 0 &&
+	      o.older_ms == 500 && o.top == 10 && o.sort == MT_SORT_SIZE && !o.max_size &&
+	      !o.sample_every && o.action == MT_ACTION_RUN,
+	      "cli defaults match memleak (kernel mode, 5 s, -o 500, -T 10)");
+}
+
+static void test_full_kernel_leaks(void)
+{
+	struct mt_options o;
+	struct mt_err e;
+	int r = PARSE(&o, &e, "--kernel-leaks", "-a", "-o", "60000", "-T", "3", "-z", "16",
+		      "-Z", "4096", "-s", "10", "--sort", "count", "--cache", "kmalloc-64",
+		      "--cache", "dentry", "--stack-depth", "12", "2", "7");
+
+	if (!check(r == 0 && o.mode == MT_MODE_KERNEL_LEAKS && o.show_allocs &&
+		   o.older_ms == 60000 && o.top == 3 && o.min_size == 16 && o.max_size == 4096 &&
+		   o.sample_every == 10 && o.sort == MT_SORT_COUNT && o.nr_caches == 2 &&
+		   !strcmp(o.caches[0], "kmalloc-64") && !strcmp(o.caches[1], "dentry") &&
+		   o.stack_depth == 12 && o.interval_s == 2 && o.count == 7,
+		   "cli parses every kernel-leaks option and [interval [count]]"))
+		diag("returned %d: %s", r, e.msg);
+}
+
+static void test_config(void)
+{
+	struct mt_options o;
+	struct memtrace_config cfg;
+	struct mt_err e;
+	int r = PARSE(&o, &e, "--slab", "--sample-bytes", "4096", "-z", "8", "--cache", "dentry");
+
+	session_build_config(&o, MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE, &cfg);
+	check(r == 0 && o.mode == MT_MODE_SLAB && cfg.size == sizeof(cfg) &&
+	      cfg.size >= MEMTRACE_CONFIG_SIZE_VER0 &&
+	      cfg.events == (MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE) && cfg.min_size == 8 &&
+	      cfg.max_size == 0 && cfg.sample_bytes == 4096 && cfg.sample_every == 0 &&
+	      cfg.nr_caches == 1 && !strcmp(cfg.caches[0], "dentry") && cfg.stack_depth == 0,
+	      "--slab options become the module configuration");
+}
+
+static void test_flags(void)
+{
+	struct mt_options o;
+	struct mt_err e;
+	int r = PARSE(&o, &e, "-C", "-P", "-t");
+
+	check(r == 0 && o.combined_only && o.percpu && o.trace, "cli takes -C -P -t");
+	r = PARSE(&o, &e, "--combined-only", "--show-allocs");
+	check(r != 0, "cli rejects --show-allocs with --combined-only (long names)");
+	r = PARSE(&o, &e, "--percpu", "--older", "0", "--top", "1", "--trace");
+	check(r == 0 && o.percpu && o.older_ms == 0 && o.top == 1 && o.trace,
+	      "cli takes memleak's long option names, -o 0");
+}
+
+static void test_user_mode(void)
+{
+	struct mt_options o;
+	struct mt_err e;
+	int r = PARSE(&o, &e, "-p", "1234");
+
+	check(r == 0 && o.mode == MT_MODE_USER && o.pid == 1234, "-p PID selects user mode");
+	r = PARSE(&o, &e, "-c", "./allocs");
+	check(r == 0 && o.mode == MT_MODE_USER && !strcmp(o.command, "./allocs"),
+	      "-c COMMAND selects user mode");
+}
+
+static void test_help_version(void)
+{
+	struct mt_options o;
+	struct mt_err e;
+
+	check(PARSE(&o, &e, "-h") == 0 && o.action == MT_ACTION_HELP,
+	      "-h asks for help");
+	check(PARSE(&o, &e, "--version") == 0 &&
+	      o.action == MT_ACTION_VERSION, "--version asks for the version");
+
+	char buf[16384];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	cli_usage(f, "memtrace-read");
+	fclose(f);
+	check(strstr(buf, "usage: memtrace-read") && strstr(buf, "--combined-only") &&
+	      strstr(buf, "--percpu") && strstr(buf, "--slab") && strstr(buf, "--sample-bytes") &&
+	      strstr(buf, "--cache NAME") && strstr(buf, "interval") && strstr(buf, "count"),
+	      "usage text lists the options");
+}
+
+void cli_tests(void)
+{
+	test_defaults();
+	test_full_kernel_leaks();
+	test_config();
+	test_flags();
+	test_user_mode();
+	test_help_version();
+
+	EXPECT_ERROR("interval '0' out of range", "0");
+	EXPECT_ERROR("interval and count must be positive", "-5");
+	EXPECT_ERROR("invalid interval 'abc'", "abc");
+	EXPECT_ERROR("invalid interval '5s'", "5s");
+	EXPECT_ERROR("interval '86401' out of range", "86401");
+	EXPECT_ERROR("interval '99999999999999999999999' out of range", "99999999999999999999999");
+	EXPECT_ERROR("count '0' out of range", "5", "0");
+	EXPECT_ERROR("invalid count 'x'", "5", "x");
+	EXPECT_ERROR("unexpected argument '3'", "1", "2", "3");
+	EXPECT_ERROR("top (-T) '0' out of range", "-T", "0");
+	EXPECT_ERROR("invalid top (-T) '-1'", "-T", "-1");
+	EXPECT_ERROR("invalid sample rate (-s) ''", "-s", "");
+	EXPECT_ERROR("sample rate (-s) '4294967296' out of range", "-s", "4294967296");
+	EXPECT_ERROR("invalid age in milliseconds (-o) '1.5'", "-o", "1.5");
+	EXPECT_ERROR("max size (-Z) '0' out of range", "-Z", "0");
+	EXPECT_ERROR("min size (-z 10) can't be greater than max size (-Z 5)", "-z", "10", "-Z", "5");
+	EXPECT_ERROR("invalid --sort 'bytes'", "--sort", "bytes");
+	EXPECT_ERROR("option -T needs a value", "-T");
+	EXPECT_ERROR("option --sort needs a value", "--sort");
+	EXPECT_ERROR("unknown option '--bogus'", "--bogus");
+	EXPECT_ERROR("unknown option '-x'", "-x");
+	EXPECT_ERROR("stack depth (--stack-depth) '65' out of range", "--stack-depth", "65");
+	EXPECT_ERROR("cache names are at most 31", "--cache", "a-cache-name-longer-than-31-chars");
+	EXPECT_ERROR("too many --cache options", "--cache", "a", "--cache", "b", "--cache", "c",
+		     "--cache", "d", "--cache", "e", "--cache", "f", "--cache", "g", "--cache", "h",
+		     "--cache", "i");
+	EXPECT_ERROR("choose one", "-s", "2", "--sample-bytes", "100");
+	EXPECT_ERROR("choose one", "-a", "-C");
+	EXPECT_ERROR("choose one", "--kernel-leaks", "--slab");
+	EXPECT_ERROR("-a applies to --kernel-leaks", "--slab", "-a");
+	EXPECT_ERROR("-o applies to --kernel-leaks", "--slab", "-o", "100");
+	EXPECT_ERROR("cannot specify both -p and -c", "-p", "1", "-c", "ls");
+	EXPECT_ERROR("cannot be combined with --slab", "--slab", "-p", "1");
+	EXPECT_ERROR("invalid PID (-p) 'self'", "-p", "self");
+}

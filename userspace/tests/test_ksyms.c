@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The kallsyms symbolizer against kallsyms-format fixture files. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "ksyms.h"
+
+static bool formats_as(struct ksyms *ks, uint64_t addr, const char *want)
+{
+	char buf[256];
+
+	ksyms_format(ks, addr, buf, sizeof(buf));
+	if (strcmp(buf, want)) {
+		diag("0x%llx: expected \"%s\", got \"%s\"", (unsigned long long)addr, want, buf);
+		return false;
+	}
+	return true;
+}
+
+static bool copy_file(const char *from, const char *to, const char *mode)
+{
+	char *text = read_file(from, NULL);
+	FILE *f = fopen(to, mode);
+
+	if (!text || !f) {
+		free(text);
+		if (f)
+			fclose(f);
+		return false;
+	}
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	return true;
+}
+
+static void test_basic(void)
+{
+	struct ksyms *ks = ksyms_new(fixture_path("kallsyms-basic.txt"));
+	struct mt_err err;
+	bool ok;
+
+	check(ks && ksyms_reload(ks, &err) == 0 && ksyms_count(ks) == 10 && !ksyms_restricted(ks),
+	      "ksyms loads only the 10 function symbols of an unsorted kallsyms file");
+	check(formats_as(ks, 0xffffffff8123451aULL,
+			 "alloc_and_copy_ftrace_hash.constprop.59+0x1a [kernel]") &&
+	      formats_as(ks, 0xffffffff8110003fULL, "ftrace_set_hash+0x3f [kernel]"),
+	      "ksyms resolves vmlinux addresses as function+0xoff [kernel]");
+	check(formats_as(ks, 0xffffffff81500000ULL, "kfree+0x0 [kernel]"),
+	      "ksyms resolves a symbol's own address with +0x0");
+	check(formats_as(ks, 0xffffffffc0a00123ULL, "memtrace_leaker_work+0x23 [memtrace_leaker]") &&
+	      formats_as(ks, 0xffffffffc0b00010ULL, "other_fn+0x10 [other_mod]"),
+	      "ksyms names module symbols with [module]");
+	check(formats_as(ks, 0xffffffffc0a00090ULL, "memtrace_leaker_init+0x90 [memtrace_leaker]"),
+	      "ksyms ignores data symbols");
+	check(formats_as(ks, 0xffffffff81300004ULL, "strong_fn+0x4 [kernel]"),
+	      "ksyms prefers a global symbol over a weak one at the same address");
+	ok = formats_as(ks, 0xffffffff80000000ULL, "0xffffffff80000000 [unknown]") &&
+	     formats_as(ks, 0x10ULL, "0x0000000000000010 [unknown]");
+	check(ok, "ksyms reports an address before the first symbol as [unknown]");
+	ksyms_free(ks);
+}
+
+static void test_restricted(void)
+{
+	struct ksyms *ks = ksyms_new(fixture_path("kallsyms-restricted.txt"));
+	struct mt_err err;
+
+	check(ks && ksyms_reload(ks, &err) == 0 && ksyms_restricted(ks) && ksyms_count(ks) == 0 &&
+	      formats_as(ks, 0xffffffff81100000ULL, "0xffffffff81100000 [unknown]"),
+	      "ksyms detects all-zero addresses (kptr_restrict) and leaves frames unknown");
+	ksyms_free(ks);
+}
+
+static void test_late_module(void)
+{
+	char path[] = "/tmp/memtrace-ksyms-XXXXXX";
+	int fd = mkstemp(path);
+	struct ksyms *ks;
+	struct mt_err err;
+	bool ok;
+
+	if (fd < 0) {
+		check(false, "ksyms: cannot create a temporary file");
+		return;
+	}
+	close(fd);
+	copy_file(fixture_path("kallsyms-basic.txt"), path, "w");
+	ks = ksyms_new(path);
+	ok = ksyms_reload(ks, &err) == 0 &&
+	     formats_as(ks, 0xffffffffc0b00010ULL, "other_fn+0x10 [other_mod]");
+	/* A module is loaded after the table was read: a reload finds it. */
+	copy_file(fixture_path("kallsyms-late-module.txt"), path, "a");
+	ok = ok && ksyms_reload(ks, &err) == 0 && ksyms_count(ks) == 11 &&
+	     formats_as(ks, 0xffffffffc0c00010ULL, "late_fn+0x10 [late_mod]");
+	check(ok, "ksyms reload resolves a module loaded after the first read");
+
+	/* A table without vmlinux yet: a miss reloads once by itself. */
+	copy_file(fixture_path("kallsyms-late-module.txt"), path, "w");
+	ok = ksyms_reload(ks, &err) == 0 && ksyms_count(ks) == 1;
+	copy_file(fixture_path("kallsyms-basic.txt"), path, "a");
+	ok = ok && formats_as(ks, 0xffffffff81100001ULL, "ftrace_set_hash+0x1 [kernel]");
+	check(ok, "ksyms reloads on a frame it cannot find");
+	ksyms_free(ks);
+	unlink(path);
+}
+
+static void test_errors_and_env(void)
+{
+	struct ksyms *ks = ksyms_new("/nonexistent/kallsyms");
+	struct mt_err err;
+
+	check(ksyms_reload(ks, &err) != 0 && strstr(err.msg, "/nonexistent/kallsyms"),
+	      "ksyms reports a missing kallsyms file by path");
+	ksyms_free(ks);
+
+	setenv(KSYMS_PATH_ENV, fixture_path("kallsyms-basic.txt"), 1);
+	ks = ksyms_new(NULL);
+	check(ks && !strcmp(ksyms_path(ks), fixture_path("kallsyms-basic.txt")) &&
+	      ksyms_reload(ks, &err) == 0 && ksyms_count(ks) == 10,
+	      "ksyms takes its path from $MEMTRACE_KALLSYMS");
+	ksyms_free(ks);
+	unsetenv(KSYMS_PATH_ENV);
+	ks = ksyms_new(NULL);
+	check(!strcmp(ksyms_path(ks), "/proc/kallsyms"), "ksyms defaults to /proc/kallsyms");
+	ksyms_free(ks);
+}
+
+/* The real file, where this host lets us read it: parsing at full size. */
+static void test_proc_kallsyms(void)
+{
+	struct ksyms *ks = ksyms_new("/proc/kallsyms");
+	struct mt_err err;
+	struct ksym sym;
+
+	if (ksyms_reload(ks, &err) || ksyms_restricted(ks) || !ksyms_count(ks)) {
+		check(true, "ksyms reads /proc/kallsyms # SKIP not readable with addresses here");
+	} else {
+		bool ok = ksyms_count(ks) > 1000 && ksyms_lookup(ks, UINT64_MAX, &sym);
+
+		check(ok, "ksyms reads /proc/kallsyms (%zu function symbols)", ksyms_count(ks));
+	}
+	ksyms_free(ks);
+}
+
+void ksyms_tests(void)
+{
+	test_basic();
+	test_restricted();
+	test_late_module();
+	test_errors_and_env();
+	test_proc_kallsyms();
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by every module of memtrace-read: an error message
+ * carrier (so library-style code can explain a failure without printing,
+ * which keeps it testable) and checked integer arithmetic for validating
+ * sizes that come from the kernel.
+ */
+#ifndef MEMTRACE_READ_UTIL_H
+#define MEMTRACE_READ_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_err {
+	char msg[512];
+};
+
+/* Sets err->msg (if err is non-NULL) printf-style; always returns -code
+ * so callers can write "return mt_errf(err, EINVAL, ...)". */
+int mt_errf(struct mt_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* a + b and a * b without wrapping; false on overflow. */
+static inline bool mt_add_ok(uint64_t a, uint64_t b, uint64_t *sum)
+{
+	return !__builtin_add_overflow(a, b, sum);
+}
+
+static inline bool mt_mul_ok(uint64_t a, uint64_t b, uint64_t *prod)
+{
+	return !__builtin_mul_overflow(a, b, prod);
+}
+
+static inline uint64_t mt_align_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) / align * align;
+}
+
+#define MT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif
