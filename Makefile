@@ -41,13 +41,13 @@ deps:
 debug-kernel:
 	scripts/debug-kernel.sh
 
-check:
+check: deps
 	tests/check.sh
 
-demo:
+demo: deps
 	scripts/demo.sh
 
-bench:
+bench: deps
 	scripts/bench.sh
 
 install: all

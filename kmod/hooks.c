@@ -230,10 +230,15 @@ static void mt_probe_kmalloc(void *data, unsigned long call_site,
 		.bytes_req = bytes_req, .bytes_alloc = bytes_alloc,
 		.kind = MEMTRACE_KIND_KMALLOC,
 	};
+	const struct mt_cache_name *cn;
 
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
-	ev.cache_id = mt_kmalloc_cache_intern(&mt.names, bytes_alloc, gfp);
+	ev.cache_id = mt_kmalloc_cache_intern(&mt.names, bytes_req, bytes_alloc, gfp);
+	/* Count the size class, not the slot with its debug metadata. */
+	cn = mt_cache_get(&mt.names, ev.cache_id);
+	if (cn && cn->object_size)
+		ev.bytes_alloc = cn->object_size;
 	mt_record_alloc(&ev);
 }
 

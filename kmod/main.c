@@ -39,8 +39,12 @@ struct mt_buf {
 	void *mem;
 };
 
+/*
+ * f->lock guards buf only, and is never held across a user copy: mmap
+ * takes it under mmap_lock, and a copy may fault and take mmap_lock.
+ */
 struct mt_file {
-	struct mutex lock;	/* buf and handshake */
+	struct mutex lock;
 	bool handshake_done;
 	struct mt_buf *buf;
 };
@@ -81,9 +85,12 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 {
 	struct memtrace_version v;
 
+	bool match;
+
 	if (copy_from_user(&v, arg, sizeof(v)))
 		return -EFAULT;
-	f->handshake_done = v.abi_version == MEMTRACE_ABI_VERSION;
+	match = v.abi_version == MEMTRACE_ABI_VERSION;
+	WRITE_ONCE(f->handshake_done, match);
 	memset(&v, 0, sizeof(v));
 	v.abi_version = MEMTRACE_ABI_VERSION;
 	v.header_size = sizeof(struct memtrace_snap_header);
@@ -96,7 +103,7 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 	if (copy_to_user(arg, &v, sizeof(v)))
 		return -EFAULT;
 	/* The reader learns our version either way; a mismatch is refused. */
-	return f->handshake_done ? 0 : -EPROTO;
+	return match ? 0 : -EPROTO;
 }
 
 /*
@@ -194,12 +201,8 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
-	if (cmd == MEMTRACE_IOC_VERSION) {
-		mutex_lock(&f->lock);
-		ret = mt_ioctl_version(f, uarg);
-		mutex_unlock(&f->lock);
-		return ret;
-	}
+	if (cmd == MEMTRACE_IOC_VERSION)
+		return mt_ioctl_version(f, uarg);
 	if (!READ_ONCE(f->handshake_done))
 		return -EPROTO;
 

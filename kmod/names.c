@@ -127,14 +127,16 @@ static const char * const mt_kmalloc_family_name[] = {
 	[MT_KM_LARGE] = "kmalloc-large",
 };
 
-u16 mt_kmalloc_cache_intern(struct mt_names *n, size_t bytes_alloc, gfp_t gfp)
+u16 mt_kmalloc_cache_intern(struct mt_names *n, size_t bytes_req,
+			    size_t bytes_alloc, gfp_t gfp)
 {
 	enum mt_kmalloc_family fam = MT_KM_NORMAL;
 	char name[MEMTRACE_NAME_LEN];
 	unsigned long key;
+	size_t class;
 	u32 id, empty;
 
-	if (bytes_alloc > KMALLOC_MAX_CACHE_SIZE) {
+	if (bytes_req > KMALLOC_MAX_CACHE_SIZE) {
 		/* Past the largest kmalloc cache, kmalloc takes pages directly. */
 		fam = MT_KM_LARGE;
 		bytes_alloc = 0;
@@ -145,22 +147,27 @@ u16 mt_kmalloc_cache_intern(struct mt_names *n, size_t bytes_alloc, gfp_t gfp)
 	} else if (IS_ENABLED(CONFIG_MEMCG) && (gfp & __GFP_ACCOUNT)) {
 		fam = MT_KM_CG;
 	}
-	/* An odd key never equals a kmem_cache pointer. */
+	/*
+	 * bytes_alloc is the cache's slot size, which identifies the cache but
+	 * includes SLUB debug metadata when that is on.  An odd key never
+	 * equals a kmem_cache pointer.
+	 */
 	key = ((unsigned long)bytes_alloc << 8) | (fam << 1) | 1;
 	id = mt_cache_find(n, key, &empty);
 	if (id)
 		return id;
 
-	/* First sight of this size class: name it as the kernel does. */
+	/* First sight of this cache: name it by its size class, as the kernel does. */
+	class = fam == MT_KM_LARGE ? 0 : kmalloc_size_roundup(bytes_req);
 	if (fam == MT_KM_LARGE)
 		strscpy(name, mt_kmalloc_family_name[fam], sizeof(name));
-	else if (bytes_alloc >= 1024 && !(bytes_alloc & 1023))
+	else if (class >= 1024 && !(class & 1023))
 		snprintf(name, sizeof(name), "%s-%zuk",
-			 mt_kmalloc_family_name[fam], bytes_alloc >> 10);
+			 mt_kmalloc_family_name[fam], class >> 10);
 	else
 		snprintf(name, sizeof(name), "%s-%zu",
-			 mt_kmalloc_family_name[fam], bytes_alloc);
-	return mt_cache_intern(n, key, name, bytes_alloc);
+			 mt_kmalloc_family_name[fam], class);
+	return mt_cache_intern(n, key, name, class);
 }
 
 const struct mt_cache_name *mt_cache_get(const struct mt_names *n, u16 id)

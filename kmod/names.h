@@ -58,8 +58,12 @@ void mt_names_clear(struct mt_names *n, const struct mt_cache_filter *filter);
 u16 mt_cache_lookup(const struct mt_names *n, unsigned long key);
 u16 mt_cache_intern(struct mt_names *n, unsigned long key, const char *name,
 		    u32 object_size);
-/* The kmalloc size class of an allocation, as the kernel names its caches. */
-u16 mt_kmalloc_cache_intern(struct mt_names *n, size_t bytes_alloc, gfp_t gfp);
+/*
+ * The kmalloc cache of an allocation, named by size class as the kernel
+ * names its caches; its object_size is the class size (0 for kmalloc-large).
+ */
+u16 mt_kmalloc_cache_intern(struct mt_names *n, size_t bytes_req,
+			    size_t bytes_alloc, gfp_t gfp);
 const struct mt_cache_name *mt_cache_get(const struct mt_names *n, u16 id);
 
 /* Id of a task name; 0 when the table is full. */

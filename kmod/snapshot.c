@@ -66,12 +66,16 @@ static void mt_snap_visit(const struct mt_live *e, void *arg)
 	struct mt_snap *sn = arg;
 	struct memtrace_alloc_rec *r;
 	struct mt_stat *s;
+	u16 cache_kind = e->cache_kind;
 	struct mt_old *o;
 	u64 w;
 
 	if (sn->now_ns < e->ts_ns || sn->now_ns - e->ts_ns < sn->min_age_ns)
 		return;
-	s = mt_stat_slot(sn->merged, sn->mask, MT_STAT_KEY(e->stack_id, e->cache_kind));
+	if (MT_KIND_OF(cache_kind) == MEMTRACE_KIND_PAGE && pfn_valid(e->addr) &&
+	    PageSlab(pfn_to_page(e->addr)))
+		cache_kind = MT_CACHE_KIND(MEMTRACE_CACHE_NONE, MEMTRACE_KIND_SLAB_PAGE);
+	s = mt_stat_slot(sn->merged, sn->mask, MT_STAT_KEY(e->stack_id, cache_kind));
 	if (s) {
 		o = &sn->old[s - sn->merged];
 		w = mt_sample_weight_q16(e->bytes_alloc);
@@ -93,8 +97,8 @@ static void mt_snap_visit(const struct mt_live *e, void *arg)
 	r->bytes_req = e->bytes_req;
 	r->bytes_alloc = e->bytes_alloc;
 	r->pid = e->pid;
-	r->cache_id = MT_CACHE_OF(e->cache_kind);
-	r->kind = MT_KIND_OF(e->cache_kind);
+	r->cache_id = MT_CACHE_OF(cache_kind);
+	r->kind = MT_KIND_OF(cache_kind);
 	strscpy(r->comm, mt_comm_get(&mt.names, e->comm_id), sizeof(r->comm));
 }
 

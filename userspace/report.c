@@ -15,7 +15,12 @@
 
 unsigned int report_kind_mask(const struct mt_options *opts)
 {
-	return opts->percpu ? KIND_BIT(MEMTRACE_KIND_PERCPU) : KIND_MASK_ALL;
+	/*
+	 * Pages backing a slab are the allocator's growth; the objects in them
+	 * are reported with their own stacks (and --slab shows the caches).
+	 */
+	return opts->percpu ? KIND_BIT(MEMTRACE_KIND_PERCPU)
+			    : KIND_MASK_ALL & ~KIND_BIT(MEMTRACE_KIND_SLAB_PAGE);
 }
 
 void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,

@@ -380,13 +380,15 @@ static void mt_test_names(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, mt_names_init(&n), 0);
 	mt_names_clear(&n, &f);
-	a = mt_kmalloc_cache_intern(&n, 1024, GFP_KERNEL);
-	b = mt_kmalloc_cache_intern(&n, 96, GFP_KERNEL | __GFP_RECLAIMABLE);
-	d = mt_kmalloc_cache_intern(&n, 1 << 20, GFP_KERNEL);
-	KUNIT_EXPECT_EQ(test, mt_kmalloc_cache_intern(&n, 1024, GFP_KERNEL), a);
+	/* A slot size with debug metadata still names the size class. */
+	a = mt_kmalloc_cache_intern(&n, 1000, 1024 + 88, GFP_KERNEL);
+	b = mt_kmalloc_cache_intern(&n, 90, 96, GFP_KERNEL | __GFP_RECLAIMABLE);
+	d = mt_kmalloc_cache_intern(&n, 1 << 20, 1 << 20, GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, mt_kmalloc_cache_intern(&n, 1024, 1024 + 88, GFP_KERNEL), a);
 	c = mt_cache_get(&n, a);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_EXPECT_STREQ(test, c->name, "kmalloc-1k");
+	KUNIT_EXPECT_EQ(test, c->object_size, 1024U);
 	KUNIT_EXPECT_TRUE(test, c->selected);
 	c = mt_cache_get(&n, b);
 	KUNIT_ASSERT_NOT_NULL(test, c);

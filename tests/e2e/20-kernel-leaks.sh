@@ -65,16 +65,31 @@ check_match "no event lost to recursion, full tables or NMI" \
 	"$(grep '^Lost:' "$OUT" | tail -n 1)"
 
 # --- -a lists each allocation with its size --------------------------------
-start_reader -a -o 0 -T 1000 1 1 || exit 1
+# Each reader starts a fresh session: it sees only what is allocated after it.
+start_reader -a -o 0 -T 1000 2 1 || exit 1
+echo 1 >"$LEAKER_PARAMS/leak"
 wait "$READER"
-check_match "-a lists the 10 kmalloc-1k allocations with their size" \
-	'addr = [0-9a-f]+ size = 1024' "$(cat "$OUT")"
+# The "addr = ... size = ..." lines come before the stack they belong to.
+check_eq "-a lists the 10 kmalloc-1k allocations of a round with their size" 10 \
+	"$(awk '/addr = / { buf[n++] = $0; next }
+		/ bytes in .* from stack/ { hdr = 1; next }
+		hdr { if ($0 ~ /leaker_kmalloc_leak/)
+			for (i = 0; i < n; i++) if (buf[i] ~ /size = 1024 /) c++
+		      hdr = 0; n = 0 }
+		END { print c + 0 }' "$OUT")"
 
 # --- growth across intervals, then unload ------------------------------------
-start_reader -o 0 -T 1000 1 7 || exit 1
+# reports_past N: the reader has printed more than N reports.
+reports_past() {
+	[ "$(grep -c '^\[[0-9:]*\] Top ' "$OUT")" -gt "$1" ]
+}
+start_reader -o 0 -T 1000 1 8 || exit 1
+# One round of leaks in each interval: trigger, then wait for the report.
+seen=0
 for round in 1 2 3 4 5; do
 	echo 1 >"$LEAKER_PARAMS/leak"
-	sleep 1
+	wait_for 60 reports_past "$seen" || break
+	seen=$(grep -c '^\[[0-9:]*\] Top ' "$OUT")
 done
 check "unload memtrace_leaker.ko while traced" rmmod memtrace_leaker
 wait "$READER"

@@ -168,6 +168,12 @@ struct memtrace_stack_rec {
 #define MEMTRACE_KIND_CACHE	2
 #define MEMTRACE_KIND_PAGE	3
 #define MEMTRACE_KIND_PERCPU	4
+/*
+ * Pages (MEMTRACE_KIND_PAGE when allocated) that back a slab at snapshot
+ * time: the slab allocator's growth, whose objects are reported with their
+ * own stacks.  Only in old_* counts, as the state of the page may change.
+ */
+#define MEMTRACE_KIND_SLAB_PAGE	5
 
 /*
  * Counters of one (stack, cache, kind).  Totals count every recorded event

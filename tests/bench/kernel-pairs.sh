@@ -1,0 +1,49 @@
+#!/bin/sh
+# Guest half of `make bench` (scripts/bench.sh): the added cost of memtrace
+# per kmalloc+kfree pair against the empty-probe floor, in one boot.
+# Prints "# BENCH <name> <ns per pair>" lines.
+# mtt-timeout: 900
+. "${0%/*}/lib.sh"
+
+P=/sys/module/memtrace_bench/parameters
+ROUNDS=5
+
+load_memtrace || { not_ok "load memtrace.ko"; exit 1; }
+insmod /memtrace/memtrace_bench.ko || { not_ok "load memtrace_bench.ko"; exit 1; }
+echo 100000 >$P/pairs
+
+# median_of MODE: ns per pair, the median of ROUNDS runs
+median_of() {
+	i=0
+	while [ $i -lt $ROUNDS ]; do
+		echo "$1" >$P/run && cut -d' ' -f4 $P/result
+		i=$((i + 1))
+	done | sort -n | sed -n "$(((ROUNDS + 1) / 2))p"
+}
+
+# with_reader NAME ARGS...: plain runs while memtrace-read traces with ARGS
+with_reader() {
+	name=$1
+	shift
+	memtrace-read --kernel-leaks "$@" 3600 1 >/tmp/bench-reader.out 2>&1 &
+	r=$!
+	if ! wait_for 60 grep -q Attaching /tmp/bench-reader.out; then
+		not_ok "bench: memtrace-read $* attaches" "$(cat /tmp/bench-reader.out)"
+		kill $r 2>/dev/null
+		return
+	fi
+	echo "# BENCH $name $(median_of plain)"
+	kill -INT $r
+	wait $r
+	grep -E '^(Lost|Activity):' /tmp/bench-reader.out | tail -n 2 | sed "s/^/# BENCHINFO $name /"
+	ok "bench: $name"
+}
+
+median_of plain >/dev/null	# warm the caches
+echo "# BENCH untraced $(median_of plain)"
+echo "# BENCH floor $(median_of floor)"
+with_reader memtrace-full
+with_reader memtrace-s100 -s 100
+with_reader memtrace-bytes512k --sample-bytes 524288
+rmmod memtrace_bench
+unload_memtrace
