@@ -92,6 +92,12 @@ static u16 mt_current_comm(void)
 	return mt_comm_intern(&mt.names, current->comm);
 }
 
+/* memtrace's own allocations, made under mt_lock(). */
+static inline bool mt_is_self(void)
+{
+	return in_task() && current == READ_ONCE(mt.self);
+}
+
 static void mt_record_alloc(const struct mt_alloc_event *ev)
 {
 	const struct mt_filter *f = &mt.filter;
@@ -115,7 +121,7 @@ static void mt_record_alloc(const struct mt_alloc_event *ev)
 	c->busy = 1;
 	c->allocs_seen++;
 
-	if (ev->bytes_alloc < f->min_size ||
+	if (unlikely(mt_is_self()) || ev->bytes_alloc < f->min_size ||
 	    (f->max_size && ev->bytes_alloc > f->max_size)) {
 		c->filtered++;
 		goto done;
@@ -200,7 +206,8 @@ static void mt_record_free(unsigned long addr, u8 kind)
 	c->frees_seen++;
 	if (!mt_livetab_remove(&mt.live, addr, kind, &e)) {
 		/* Allocated before tracing started, or not recorded. */
-		c->loss.free_untracked++;
+		if (likely(!mt_is_self()))
+			c->loss.free_untracked++;
 		goto done;
 	}
 	c->frees_matched++;

@@ -133,9 +133,9 @@ static long mt_ioctl_config(void __user *arg)
 	ret = mt_copy_sized(&cfg, sizeof(cfg), MEMTRACE_CONFIG_SIZE_VER0, arg);
 	if (ret)
 		return ret;
-	mutex_lock(&mt.lock);
+	mt_lock();
 	ret = mt_configure(&cfg);
-	mutex_unlock(&mt.lock);
+	mt_unlock();
 	return ret;
 }
 
@@ -151,7 +151,10 @@ static long mt_ioctl_set_buffer(struct mt_file *f, void __user *arg)
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
+	/* Under mt_lock(): the buffer's pages are memtrace's, not news. */
+	mt_lock();
 	b->mem = vmalloc_user(size);
+	mt_unlock();
 	if (!b->mem) {
 		kfree(b);
 		return -ENOMEM;
@@ -183,9 +186,9 @@ static long mt_ioctl_snapshot(struct mt_file *f, void __user *arg)
 	if (!f->buf) {
 		ret = -ENOBUFS;		/* MEMTRACE_IOC_SET_BUFFER first */
 	} else {
-		mutex_lock(&mt.lock);
+		mt_lock();
 		ret = mt_snapshot(f->buf->mem, f->buf->size, &req);
-		mutex_unlock(&mt.lock);
+		mt_unlock();
 	}
 	mutex_unlock(&f->lock);
 
@@ -210,19 +213,19 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case MEMTRACE_IOC_CONFIG:
 		return mt_ioctl_config(uarg);
 	case MEMTRACE_IOC_START:
-		mutex_lock(&mt.lock);
+		mt_lock();
 		ret = mt_start(file);
-		mutex_unlock(&mt.lock);
+		mt_unlock();
 		return ret;
 	case MEMTRACE_IOC_STOP:
-		mutex_lock(&mt.lock);
+		mt_lock();
 		ret = mt_stop();
-		mutex_unlock(&mt.lock);
+		mt_unlock();
 		return ret;
 	case MEMTRACE_IOC_CLEAR:
-		mutex_lock(&mt.lock);
+		mt_lock();
 		ret = mt_clear();
-		mutex_unlock(&mt.lock);
+		mt_unlock();
 		return ret;
 	case MEMTRACE_IOC_SET_BUFFER:
 		return mt_ioctl_set_buffer(f, uarg);

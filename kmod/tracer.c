@@ -34,6 +34,18 @@ static uint stat_slots = 1U << 15;
 module_param(stat_slots, uint, 0444);
 MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
 
+void mt_lock(void)
+{
+	mutex_lock(&mt.lock);
+	WRITE_ONCE(mt.self, current);
+}
+
+void mt_unlock(void)
+{
+	WRITE_ONCE(mt.self, NULL);
+	mutex_unlock(&mt.lock);
+}
+
 int mt_tracer_init(void)
 {
 	int ret;
@@ -65,11 +77,11 @@ static void mt_free_tables(void)
 
 void mt_tracer_exit(void)
 {
-	mutex_lock(&mt.lock);
+	mt_lock();
 	if (mt.tracing)
 		mt_stop();
 	mt_free_tables();
-	mutex_unlock(&mt.lock);
+	mt_unlock();
 	free_percpu(mt.pcpu);
 }
 
@@ -252,8 +264,8 @@ int mt_clear(void)
 
 void mt_release_owner(const void *owner)
 {
-	mutex_lock(&mt.lock);
+	mt_lock();
 	if (mt.tracing && mt.owner == owner)
 		mt_stop();
-	mutex_unlock(&mt.lock);
+	mt_unlock();
 }

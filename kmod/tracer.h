@@ -46,6 +46,12 @@ struct mt_filter {
 
 struct mt_state {
 	struct mutex lock;	/* control operations and snapshots */
+	/*
+	 * The task inside a control operation (under lock): the hooks leave
+	 * its allocations out, so memtrace does not report its own snapshot
+	 * buffers and tracepoint registrations.
+	 */
+	struct task_struct *self;
 	bool allocated;		/* tables exist (made by the first start) */
 	bool tracing;
 	bool has_data;		/* a session ran since the tables were cleared */
@@ -65,6 +71,10 @@ struct mt_state {
 };
 
 extern struct mt_state mt;
+
+/* Take and leave mt.lock, marking the caller as memtrace itself. */
+void mt_lock(void);
+void mt_unlock(void);
 
 /* tracer.c: the session; all but init/exit with mt.lock held. */
 int mt_tracer_init(void);

@@ -114,7 +114,7 @@ struct memtrace_activity {
 	__u64 frees_seen;	/* free events reaching the hooks */
 	__u64 allocs_recorded;	/* inserted into the live index */
 	__u64 frees_matched;	/* removed from the live index */
-	__u64 filtered;		/* left out by size/cache filters */
+	__u64 filtered;		/* left out by filters, or memtrace's own */
 	__u64 sampled_out;	/* left out by sampling */
 	__u64 live_entries;	/* allocations in the index now */
 	__u64 live_capacity;	/* index capacity now (grows) */

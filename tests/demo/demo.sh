@@ -1,0 +1,61 @@
+#!/bin/sh
+# Guest half of `make demo` (scripts/demo.sh): a kernel module that leaks,
+# found by memtrace.  Lines meant for the audience start with "# | ".
+# mtt-timeout: 300
+. "${0%/*}/lib.sh"
+
+OUT=/tmp/demo.out
+P=/sys/module/memtrace_leaker/parameters
+
+say() {
+	printf '%s\n' "$*" | sed 's/^/# | /'
+}
+
+show() {
+	sed 's/^/# | /' "$1"
+}
+
+# reports_past N: the reader has printed more than N reports.
+reports_past() {
+	[ "$(grep -c '^\[[0-9:]*\] Top ' "$OUT")" -gt "$1" ]
+}
+
+# leak_each_interval ROUNDS: one round of leaks per reader interval.
+leak_each_interval() {
+	seen=0
+	r=0
+	while [ "$r" -lt "$1" ]; do
+		echo 1 >"$P/leak"
+		wait_for 60 reports_past "$seen" || return 1
+		seen=$(grep -c '^\[[0-9:]*\] Top ' "$OUT")
+		r=$((r + 1))
+	done
+}
+
+load_memtrace || { not_ok "demo: load memtrace.ko"; exit 1; }
+insmod /memtrace/memtrace_leaker.ko || { not_ok "demo: load memtrace_leaker.ko"; exit 1; }
+
+say "Kernel $(uname -r): memtrace.ko loaded; memtrace_leaker.ko leaks, per round,"
+say "10 x kmalloc(1000) and 7 objects of its own 200-byte cache, and frees"
+say "10 more kmallocs from hrtimer/timer callbacks (IRQ context, not leaks)."
+say ""
+say "\$ memtrace-read --kernel-leaks -T 4 -o 0 1 4     (one leak round per interval)"
+memtrace-read --kernel-leaks -T 4 -o 0 1 4 >"$OUT" 2>&1 &
+reader=$!
+wait_for 60 grep -q Attaching "$OUT"
+leak_each_interval 3
+wait "$reader"
+show "$OUT"
+
+say ""
+say "\$ memtrace-read --slab -T 4 1 2      (one more round during the first interval)"
+memtrace-read --slab -T 4 1 2 >"$OUT" 2>&1 &
+reader=$!
+wait_for 60 grep -q Attaching "$OUT"
+leak_each_interval 1
+wait "$reader"
+show "$OUT"
+
+rmmod memtrace_leaker
+unload_memtrace
+ok "demo: reports printed"
