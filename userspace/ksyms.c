@@ -28,6 +28,10 @@ struct ksyms {
 	size_t strings_len;
 	bool restricted;
 	bool retried;		/* a miss already caused a reload of this table */
+	bool loaded;
+	unsigned int loads;	/* successful loads, for tests */
+	char *modules;		/* /proc/modules as of the last load */
+	size_t modules_len;
 };
 
 /* A name or module string table that grows by doubling. */
@@ -83,6 +87,7 @@ void ksyms_free(struct ksyms *ks)
 		return;
 	free(ks->syms);
 	free(ks->strings);
+	free(ks->modules);
 	free(ks->path);
 	free(ks);
 }
@@ -145,6 +150,70 @@ static bool split_line(char *line, uint64_t *addr, char *type, char **name,
 		*module_len = (size_t)(close - p - 1);
 	}
 	return true;
+}
+
+/*
+ * The whole of a small file (NULL on error); *len its length.  /proc files
+ * report no size, so read until EOF.
+ */
+static char *read_all(const char *path, size_t *len)
+{
+	size_t cap = 16384, n = 0;
+	char *buf = malloc(cap);
+	FILE *f = fopen(path, "re");
+	size_t got;
+
+	if (!buf || !f) {
+		free(buf);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+unsigned int ksyms_loads(const struct ksyms *ks)
+{
+	return ks->loads;
+}
+
+int ksyms_refresh(struct ksyms *ks, struct mt_err *err)
+{
+	size_t len = 0;
+	char *modules;
+
+	/* A fixture file (tests) has no /proc/modules to go by. */
+	if (strcmp(ks->path, "/proc/kallsyms"))
+		return ksyms_reload(ks, err);
+	modules = read_all("/proc/modules", &len);
+	/* No /proc/modules: a kernel without modules, whose symbols never change. */
+	if (!modules && errno == ENOENT)
+		modules = strdup("");
+	if (ks->loaded && modules && ks->modules && len == ks->modules_len &&
+	    !memcmp(modules, ks->modules, len)) {
+		free(modules);
+		return 0;
+	}
+	free(ks->modules);
+	ks->modules = modules;
+	ks->modules_len = len;
+	return ksyms_reload(ks, err);
 }
 
 int ksyms_reload(struct ksyms *ks, struct mt_err *err)
@@ -236,6 +305,8 @@ int ksyms_reload(struct ksyms *ks, struct mt_err *err)
 	ks->strings_len = strings.len;
 	ks->restricted = lines > 0 && !any_nonzero;
 	ks->retried = false;
+	ks->loaded = true;
+	ks->loads++;
 	return 0;
 }
 

@@ -35,6 +35,15 @@ void ksyms_free(struct ksyms *ks);
  * last one resolve.  On failure the previous table stays in use. */
 int ksyms_reload(struct ksyms *ks, struct mt_err *err);
 
+/*
+ * Reload only if the loaded modules changed since the last load (read from
+ * /proc/modules, which costs far less than /proc/kallsyms); always for a
+ * file other than /proc/kallsyms.  Call once per report.
+ */
+int ksyms_refresh(struct ksyms *ks, struct mt_err *err);
+/* How many times the table was (re)loaded. */
+unsigned int ksyms_loads(const struct ksyms *ks);
+
 /* The function symbol at or before addr, or NULL if addr precedes every
  * symbol (or the table is empty). */
 bool ksyms_lookup(const struct ksyms *ks, uint64_t addr, struct ksym *out);

@@ -165,7 +165,7 @@ static int report_once(struct session *s)
 		s->warned_events = true;
 	}
 	/* Modules loaded since the last report must resolve. */
-	if (ksyms_reload(s->ksyms, &err) && !s->warned_ksyms) {
+	if (ksyms_refresh(s->ksyms, &err) && !s->warned_ksyms) {
 		fprintf(stderr, PROG ": %s: frames will not be symbolized\n", err.msg);
 		s->warned_ksyms = true;
 	}

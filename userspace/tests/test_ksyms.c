@@ -77,6 +77,7 @@ static void test_restricted(void)
 
 static void test_late_module(void)
 {
+	/* (ksyms_refresh on a fixture path always reloads: see below.) */
 	char path[] = "/tmp/memtrace-ksyms-XXXXXX";
 	int fd = mkstemp(path);
 	struct ksyms *ks;
@@ -142,6 +143,12 @@ static void test_proc_kallsyms(void)
 		bool ok = ksyms_count(ks) > 1000 && ksyms_lookup(ks, UINT64_MAX, &sym);
 
 		check(ok, "ksyms reads /proc/kallsyms (%zu function symbols)", ksyms_count(ks));
+		/* The first refresh reads /proc/modules; then nothing changed. */
+		ksyms_refresh(ks, &err);
+		ksyms_refresh(ks, &err);
+		check(ksyms_loads(ks) == 2,
+		      "ksyms refresh reloads only when /proc/modules changes (%u loads)",
+		      ksyms_loads(ks));
 	}
 	ksyms_free(ks);
 }
