@@ -1,0 +1,49 @@
+#!/bin/sh
+# memtrace-read's errors against the real module: each bad situation gets a
+# clear message and a non-zero exit, and leaves the module usable.
+# mtt-timeout: 180
+. "${0%/*}/lib.sh"
+
+# expect_fail DESC REGEX CMD...: CMD fails and its output matches REGEX.
+expect_fail() {
+	_d=$1 _re=$2
+	shift 2
+	_out=$("$@" 2>&1)
+	_rc=$?
+	if [ "$_rc" -ne 0 ] && printf '%s\n' "$_out" | grep -Eq -e "$_re"; then
+		ok "$_d"
+	else
+		not_ok "$_d" "exit $_rc, expected a message matching: $_re
+$_out"
+	fi
+}
+
+expect_fail "no module loaded: says to load it" 'modprobe memtrace' \
+	memtrace-read --kernel-leaks 1 1
+expect_fail "interval 0 is a usage error" "interval '0' out of range" \
+	memtrace-read --kernel-leaks 0 1
+
+load_memtrace || { not_ok "load memtrace.ko"; exit 1; }
+expect_fail "unknown cache name is named" 'no_such_cache' \
+	memtrace-read --kernel-leaks --cache no_such_cache 1 1
+expect_fail "-t needs the trace ring, which this module lacks" 'not supported' \
+	memtrace-read --kernel-leaks -t 1 1
+
+memtrace-read --kernel-leaks 30 1 >/tmp/first.out 2>&1 &
+first=$!
+wait_for 60 grep -q Attaching /tmp/first.out
+expect_fail "a second reader is told tracing is already running" 'already running' \
+	memtrace-read --kernel-leaks 1 1
+kill -INT "$first"
+wait "$first"
+check_eq "the first reader ends cleanly on SIGINT" 0 "$?"
+check_match "and prints its final report" 'Top [0-9]+ stacks' "$(cat /tmp/first.out)"
+
+# A reader killed with SIGKILL leaves no hook behind: another can start.
+memtrace-read --kernel-leaks 30 1 >/tmp/killed.out 2>&1 &
+victim=$!
+wait_for 60 grep -q Attaching /tmp/killed.out
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+check "after SIGKILL of a reader, a new one traces" memtrace-read --kernel-leaks 1 1
+check "memtrace.ko unloads" unload_memtrace
