@@ -32,7 +32,8 @@ struct mt_alloc_event {
 	unsigned long call_site;	/* 0: unknown */
 	size_t bytes_req;
 	size_t bytes_alloc;
-	u16 cache_id;
+	struct kmem_cache *cache;	/* MEMTRACE_KIND_CACHE */
+	gfp_t gfp;			/* MEMTRACE_KIND_KMALLOC */
 	u8 kind;
 };
 
@@ -92,15 +93,60 @@ static u16 mt_current_comm(void)
 	return mt_comm_intern(&mt.names, current->comm);
 }
 
+/*
+ * The cache id of a slab allocation, interned on first sight; for kmalloc
+ * it also sets bytes_alloc to the size class (the tracepoint gives the
+ * slot size, with SLUB debug metadata when that is on).  Done only for
+ * allocations that are recorded or filtered by cache: it is the costly
+ * part of a hook that samples.
+ */
+static u16 mt_event_cache(struct mt_alloc_event *ev)
+{
+	const struct mt_cache_name *cn;
+	u16 id;
+
+	switch (ev->kind) {
+	case MEMTRACE_KIND_KMALLOC:
+		id = mt_kmalloc_cache_intern(&mt.names, ev->bytes_req,
+					     ev->bytes_alloc, ev->gfp);
+		cn = mt_cache_get(&mt.names, id);
+		if (cn && cn->object_size)
+			ev->bytes_alloc = cn->object_size;
+		return id;
+	case MEMTRACE_KIND_CACHE:
+		id = mt_cache_lookup(&mt.names, (unsigned long)ev->cache);
+		if (unlikely(!id)) {
+			char fallback[MEMTRACE_NAME_LEN];
+			const char *name = mt_kmem_cache_name(ev->cache);
+
+			if (!name) {
+				snprintf(fallback, sizeof(fallback), "unnamed-%u",
+					 kmem_cache_size(ev->cache));
+				name = fallback;
+			}
+			id = mt_cache_intern(&mt.names, (unsigned long)ev->cache,
+					     name, kmem_cache_size(ev->cache));
+		}
+		cn = mt_cache_get(&mt.names, id);
+		ev->bytes_req = ev->bytes_alloc = cn ? cn->object_size :
+						  kmem_cache_size(ev->cache);
+		return id;
+	default:
+		return MEMTRACE_CACHE_NONE;
+	}
+}
+
 /* memtrace's own allocations, made under mt_lock(). */
 static inline bool mt_is_self(void)
 {
 	return in_task() && current == READ_ONCE(mt.self);
 }
 
-static void mt_record_alloc(const struct mt_alloc_event *ev)
+static void mt_record_alloc(struct mt_alloc_event *ev)
 {
 	const struct mt_filter *f = &mt.filter;
+	u16 cache_id = MEMTRACE_CACHE_NONE;
+	bool cache_known = false;
 	struct mt_pcpu *c;
 	struct mt_live e;
 	struct mt_stat *s;
@@ -121,30 +167,41 @@ static void mt_record_alloc(const struct mt_alloc_event *ev)
 	c->busy = 1;
 	c->allocs_seen++;
 
-	if (unlikely(mt_is_self()) || ev->bytes_alloc < f->min_size ||
-	    (f->max_size && ev->bytes_alloc > f->max_size)) {
+	if (unlikely(mt_is_self())) {
 		c->filtered++;
 		goto done;
 	}
+	/* Cache filters, size filters and byte sampling need the cache's size. */
+	if (f->by_cache || f->min_size || f->max_size || f->sample_bytes) {
+		cache_id = mt_event_cache(ev);
+		cache_known = true;
+	}
 	if (f->by_cache) {
-		const struct mt_cache_name *cn = mt_cache_get(&mt.names, ev->cache_id);
+		const struct mt_cache_name *cn = mt_cache_get(&mt.names, cache_id);
 
 		if (!cn || !cn->selected) {
 			c->filtered++;
 			goto done;
 		}
 	}
+	if (ev->bytes_alloc < f->min_size ||
+	    (f->max_size && ev->bytes_alloc > f->max_size)) {
+		c->filtered++;
+		goto done;
+	}
 	if (!mt_sample(c, f, ev->bytes_alloc)) {
 		c->sampled_out++;
 		goto done;
 	}
+	if (!cache_known)
+		cache_id = mt_event_cache(ev);
 
 	nr = stack_trace_save(c->frames, f->depth + MT_STACK_SLACK, 0);
 	nr = mt_trim_stack(c->frames, nr, ev->call_site, f->depth);
 	e.stack_id = mt_stacktab_intern(&mt.stacks, c->frames, nr);
 	if (unlikely(e.stack_id == MEMTRACE_STACK_NONE))
 		c->loss.stack_full++;
-	if (unlikely(ev->cache_id == MEMTRACE_CACHE_NONE &&
+	if (unlikely(cache_id == MEMTRACE_CACHE_NONE &&
 		     (ev->kind == MEMTRACE_KIND_CACHE || ev->kind == MEMTRACE_KIND_KMALLOC)))
 		c->loss.cache_full++;
 
@@ -153,7 +210,7 @@ static void mt_record_alloc(const struct mt_alloc_event *ev)
 	e.bytes_req = min_t(size_t, ev->bytes_req, U32_MAX);
 	e.bytes_alloc = min_t(size_t, ev->bytes_alloc, U32_MAX);
 	e.pid = in_task() ? current->pid : 0;
-	e.cache_kind = MT_CACHE_KIND(ev->cache_id, ev->kind);
+	e.cache_kind = MT_CACHE_KIND(cache_id, ev->kind);
 	e.comm_id = mt_current_comm();
 	if (unlikely(!e.comm_id))
 		c->loss.comm_full++;
@@ -235,17 +292,11 @@ static void mt_probe_kmalloc(void *data, unsigned long call_site,
 	struct mt_alloc_event ev = {
 		.addr = (unsigned long)ptr, .call_site = call_site,
 		.bytes_req = bytes_req, .bytes_alloc = bytes_alloc,
-		.kind = MEMTRACE_KIND_KMALLOC,
+		.gfp = gfp, .kind = MEMTRACE_KIND_KMALLOC,
 	};
-	const struct mt_cache_name *cn;
 
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
-	ev.cache_id = mt_kmalloc_cache_intern(&mt.names, bytes_req, bytes_alloc, gfp);
-	/* Count the size class, not the slot with its debug metadata. */
-	cn = mt_cache_get(&mt.names, ev.cache_id);
-	if (cn && cn->object_size)
-		ev.bytes_alloc = cn->object_size;
 	mt_record_alloc(&ev);
 }
 
@@ -262,28 +313,11 @@ static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
 {
 	struct mt_alloc_event ev = {
 		.addr = (unsigned long)ptr, .call_site = call_site,
-		.kind = MEMTRACE_KIND_CACHE,
+		.cache = s, .kind = MEMTRACE_KIND_CACHE,
 	};
-	const struct mt_cache_name *cn;
-	const char *name;
 
 	if (unlikely(!ptr))
 		return;
-	ev.cache_id = mt_cache_lookup(&mt.names, (unsigned long)s);
-	if (unlikely(!ev.cache_id)) {
-		char fallback[MEMTRACE_NAME_LEN];
-
-		name = mt_kmem_cache_name(s);
-		if (!name) {
-			snprintf(fallback, sizeof(fallback), "unnamed-%u",
-				 kmem_cache_size(s));
-			name = fallback;
-		}
-		ev.cache_id = mt_cache_intern(&mt.names, (unsigned long)s, name,
-					      kmem_cache_size(s));
-	}
-	cn = mt_cache_get(&mt.names, ev.cache_id);
-	ev.bytes_req = ev.bytes_alloc = cn ? cn->object_size : 0;
 	mt_record_alloc(&ev);
 }
 

@@ -4,6 +4,7 @@
  */
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/rcupdate.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -30,9 +31,19 @@ static inline struct mt_live_stripe *mt_live_stripe(const struct mt_livetab *t,
 }
 
 static inline u32 *mt_live_bucket(const struct mt_livetab *t,
-				  const struct mt_live_stripe *st, u32 hash)
+				  struct mt_live_buckets *b, u32 hash)
 {
-	return &st->buckets[(hash >> t->stripe_bits) & st->bucket_mask];
+	return &b->head[(hash >> t->stripe_bits) & b->mask];
+}
+
+static struct mt_live_buckets *mt_live_buckets_alloc(u32 n)
+{
+	struct mt_live_buckets *b;
+
+	b = kvzalloc(struct_size(b, head, n), GFP_KERNEL);
+	if (b)
+		b->mask = n - 1;
+	return b;
 }
 
 /* Hand entries [first, last) of the index to the stripes' free lists. */
@@ -97,10 +108,9 @@ int mt_livetab_init(struct mt_livetab *t, u32 entries, u32 max_entries)
 		struct mt_live_stripe *st = &t->stripes[s];
 
 		raw_spin_lock_init(&st->lock);
-		st->buckets = kvcalloc(buckets, sizeof(u32), GFP_KERNEL);
+		st->buckets = mt_live_buckets_alloc(buckets);
 		if (!st->buckets)
 			goto nomem;
-		st->bucket_mask = buckets - 1;
 	}
 
 	t->nr_chunks = DIV_ROUND_UP(entries + 1, MT_LIVE_CHUNK);
@@ -146,7 +156,7 @@ void mt_livetab_clear(struct mt_livetab *t)
 		unsigned long flags;
 
 		raw_spin_lock_irqsave(&st->lock, flags);
-		memset(st->buckets, 0, (st->bucket_mask + 1) * sizeof(u32));
+		memset(st->buckets->head, 0, (st->buckets->mask + 1) * sizeof(u32));
 		st->free_head = 0;
 		st->nr_free = 0;
 		st->nr_used = 0;
@@ -182,7 +192,7 @@ bool mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e)
 	st->free_head = slot->next;
 	st->nr_free--;
 	st->nr_used++;
-	bucket = mt_live_bucket(t, st, hash);
+	bucket = mt_live_bucket(t, st->buckets, hash);
 	*slot = *e;
 	slot->next = *bucket;
 	*bucket = idx;
@@ -202,8 +212,11 @@ bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
 	u32 *link, idx;
 
 	lockdep_assert_irqs_disabled();
+	/* Never recorded, and nothing else in its bucket: no lock needed. */
+	if (!READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash)))
+		return false;
 	raw_spin_lock(&st->lock);
-	for (link = mt_live_bucket(t, st, hash); (idx = *link);
+	for (link = mt_live_bucket(t, st->buckets, hash); (idx = *link);
 	     link = &mt_live_at(t, idx)->next) {
 		struct mt_live *e = mt_live_at(t, idx);
 
@@ -222,45 +235,49 @@ bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
 	return false;
 }
 
-/* Double the buckets of a stripe whose chains grew long. */
-static int mt_live_rehash_stripe(struct mt_livetab *t, struct mt_live_stripe *st)
+/*
+ * Double the buckets of a stripe whose chains grew long.  Returns the
+ * replaced array, to be freed after a grace period, or NULL.
+ */
+static struct mt_live_buckets *mt_live_rehash_stripe(struct mt_livetab *t,
+						     struct mt_live_stripe *st)
 {
-	u32 old_n = st->bucket_mask + 1, new_n, b, *nb, *ob;
+	struct mt_live_buckets *nb, *ob = st->buckets;
+	u32 old_n = ob->mask + 1, new_n, b;
 	unsigned long flags;
 
 	if (READ_ONCE(st->nr_used) + READ_ONCE(st->nr_free) <= 2 * old_n)
-		return 0;
+		return NULL;
 	new_n = roundup_pow_of_two(READ_ONCE(st->nr_used) + READ_ONCE(st->nr_free));
-	nb = kvcalloc(new_n, sizeof(u32), GFP_KERNEL);
+	nb = mt_live_buckets_alloc(new_n);
 	if (!nb)
-		return -ENOMEM;
+		return NULL;	/* chains stay long; nothing is lost */
 
 	raw_spin_lock_irqsave(&st->lock, flags);
-	ob = st->buckets;
 	for (b = 0; b < old_n; b++) {
-		u32 idx = ob[b];
+		u32 idx = ob->head[b];
 
 		while (idx) {
 			struct mt_live *e = mt_live_at(t, idx);
 			u32 next = e->next;
 			u32 h = mt_live_hash(e->addr, MT_KIND_OF(e->cache_kind));
-			u32 *nbucket = &nb[(h >> t->stripe_bits) & (new_n - 1)];
+			u32 *nbucket = mt_live_bucket(t, nb, h);
 
 			e->next = *nbucket;
 			*nbucket = idx;
 			idx = next;
 		}
 	}
-	st->buckets = nb;
-	st->bucket_mask = new_n - 1;
+	/* Lockless readers see the old array or the complete new one. */
+	smp_store_release(&st->buckets, nb);
 	raw_spin_unlock_irqrestore(&st->lock, flags);
-	kvfree(ob);
-	return 0;
+	return ob;
 }
 
 int mt_livetab_grow(struct mt_livetab *t)
 {
-	u32 add, c, first, s;
+	u32 nr_stripes = 1U << t->stripe_bits, add, c, first, s;
+	struct mt_live_buckets **old;
 	int ret = 0;
 
 	mutex_lock(&t->grow_mutex);
@@ -286,9 +303,16 @@ int mt_livetab_grow(struct mt_livetab *t)
 	t->nr_chunks = c;
 	mt_live_distribute(t, first * MT_LIVE_CHUNK, c * MT_LIVE_CHUNK);
 	atomic_inc(&t->grows);
-	for (s = 0; s < (1U << t->stripe_bits); s++)
-		if (mt_live_rehash_stripe(t, &t->stripes[s]))
-			ret = -ENOMEM;
+	old = kvcalloc(nr_stripes, sizeof(*old), GFP_KERNEL);
+	for (s = 0; old && s < nr_stripes; s++)
+		old[s] = mt_live_rehash_stripe(t, &t->stripes[s]);
+	if (old) {
+		/* One grace period for all the replaced arrays. */
+		synchronize_rcu();
+		for (s = 0; s < nr_stripes; s++)
+			kvfree(old[s]);
+		kvfree(old);
+	}
 out:
 	mutex_unlock(&t->grow_mutex);
 	return ret;
@@ -320,10 +344,10 @@ void mt_livetab_for_each(struct mt_livetab *t,
 		unsigned long flags;
 
 		raw_spin_lock_irqsave(&st->lock, flags);
-		for (b = 0; b <= st->bucket_mask; b++) {
+		for (b = 0; b <= st->buckets->mask; b++) {
 			u32 idx;
 
-			for (idx = st->buckets[b]; idx; idx = mt_live_at(t, idx)->next)
+			for (idx = st->buckets->head[b]; idx; idx = mt_live_at(t, idx)->next)
 				fn(mt_live_at(t, idx), arg);
 		}
 		raw_spin_unlock_irqrestore(&st->lock, flags);

@@ -14,6 +14,12 @@
  * an irq_work, which queues a work item that adds a chunk of entries and
  * doubles the buckets of crowded stripes.
  *
+ * A free of an address that was never recorded (most frees, under
+ * sampling) is answered without the stripe lock when its bucket is empty:
+ * an address is inserted before it can be freed, and a replaced bucket
+ * array is freed only after an RCU grace period (hooks run with
+ * preemption disabled, which is an RCU read-side section).
+ *
  * 40 bytes per entry plus 4 to 8 bytes of bucket heads.
  */
 #ifndef MEMTRACE_LIVETAB_H
@@ -41,10 +47,19 @@ struct mt_live {
 #define MT_KIND_OF(ck)		((ck) & ((1U << MT_KIND_BITS) - 1))
 #define MT_CACHE_OF(ck)		((ck) >> MT_KIND_BITS)
 
+/*
+ * A stripe's chain heads.  The mask lives with the heads so that a
+ * lockless reader, which loads one pointer, never pairs an array with
+ * another array's mask.
+ */
+struct mt_live_buckets {
+	u32 mask;
+	u32 head[];
+};
+
 struct mt_live_stripe {
 	raw_spinlock_t lock;
-	u32 *buckets;
-	u32 bucket_mask;
+	struct mt_live_buckets *buckets;	/* swapped under lock, freed after RCU */
 	u32 free_head;
 	u32 nr_free;
 	u32 nr_used;

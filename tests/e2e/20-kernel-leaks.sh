@@ -78,6 +78,27 @@ check_eq "-a lists the 10 kmalloc-1k allocations of a round with their size" 10 
 		      hdr = 0; n = 0 }
 		END { print c + 0 }' "$OUT")"
 
+# --- filters: size range and cache ------------------------------------------
+start_reader -z 1024 -Z 1024 -o 0 -T 1000 2 1 || exit 1
+echo 1 >"$LEAKER_PARAMS/leak"
+wait "$READER"
+stacks=$(last_report_stacks "$OUT")
+check_match "-z 1024 -Z 1024 keeps the kmalloc-1k leak" \
+	'^[[:space:]]*10240 bytes in 10 allocations from stack.* ;; leaker_kmalloc_leak' "$stacks"
+if printf '%s\n' "$stacks" | grep -q 'leaker_cache_leak'; then
+	not_ok "-z 1024 -Z 1024 leaves out the 200-byte objects" "$stacks"
+else
+	ok "-z 1024 -Z 1024 leaves out the 200-byte objects"
+fi
+
+start_reader --cache memtrace_leaker_obj -o 0 -T 1000 2 1 || exit 1
+echo 1 >"$LEAKER_PARAMS/leak"
+wait "$READER"
+stacks=$(last_report_stacks "$OUT")
+check_eq "--cache memtrace_leaker_obj reports only that cache's stack" \
+	"1400 bytes in 7 allocations from stack ;; leaker_cache_leak" \
+	"$(printf '%s\n' "$stacks" | sed -E 's/^[[:space:]]+//; s/ ;; ([a-z_]+)\+.*/ ;; \1/')"
+
 # --- growth across intervals, then unload ------------------------------------
 # reports_past N: the reader has printed more than N reports.
 reports_past() {
