@@ -92,19 +92,25 @@ static void leaker_free_all(void **bufs, uint *nr)
 		kfree(bufs[--*nr]);
 }
 
+/* Hard IRQ context. */
 static enum hrtimer_restart leaker_hrtimer_fn(struct hrtimer *t)
 {
-	spin_lock(&irq_lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&irq_lock, flags);
 	leaker_free_all(hardirq_bufs, &nr_hardirq_bufs);
-	spin_unlock(&irq_lock);
+	spin_unlock_irqrestore(&irq_lock, flags);
 	return HRTIMER_NORESTART;
 }
 
+/* Softirq context: the hrtimer may fire on this CPU, so interrupts off. */
 static void leaker_timer_fn(struct timer_list *t)
 {
-	spin_lock(&irq_lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&irq_lock, flags);
 	leaker_free_all(softirq_bufs, &nr_softirq_bufs);
-	spin_unlock(&irq_lock);
+	spin_unlock_irqrestore(&irq_lock, flags);
 }
 
 static noinline int leaker_irq_alloc(void)
@@ -190,6 +196,7 @@ static void __exit leaker_exit(void)
 {
 	hrtimer_cancel(&leaker_hrtimer);
 	del_timer_sync(&leaker_timer);
+	/* The timers are gone: nothing else touches the buffers now. */
 	leaker_free_all(hardirq_bufs, &nr_hardirq_bufs);
 	leaker_free_all(softirq_bufs, &nr_softirq_bufs);
 	leaker_free_kept();
