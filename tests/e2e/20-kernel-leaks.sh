@@ -100,21 +100,32 @@ check_eq "--cache memtrace_leaker_obj reports only that cache's stack" \
 	"$(printf '%s\n' "$stacks" | sed -E 's/^[[:space:]]+//; s/ ;; ([a-z_]+)\+.*/ ;; \1/')"
 
 # --- growth across intervals, then unload ------------------------------------
-# reports_past N: the reader has printed more than N reports.
-reports_past() {
-	[ "$(grep -c '^\[[0-9:]*\] Top ' "$OUT")" -gt "$1" ]
+# report_or_gone N: the reader printed more than N reports, or has exited.
+report_or_gone() {
+	[ "$(grep -c '^\[[0-9:]*\] Top ' "$OUT")" -gt "$1" ] || ! kill -0 "$READER"
 }
-start_reader -o 0 -T 1000 1 8 || exit 1
+nreports() {
+	grep -c '^\[[0-9:]*\] Top ' "$OUT"
+}
+# An interval long enough for a round of leaks even on the debug kernel;
+# the reader runs until told to stop, so it never finishes before the rounds.
+interval=$((2 * ${MTT_TIMEOUT_SCALE:-1}))
+start_reader -o 0 -T 1000 "$interval" 1000 || exit 1
 # One round of leaks in each interval: trigger, then wait for the report.
-seen=0
 for round in 1 2 3 4 5; do
+	seen=$(nreports)
 	echo 1 >"$LEAKER_PARAMS/leak"
-	wait_for 60 reports_past "$seen" || break
-	seen=$(grep -c '^\[[0-9:]*\] Top ' "$OUT")
+	if ! wait_for 120 report_or_gone "$seen" || ! kill -0 "$READER"; then
+		not_ok "memtrace-read reports every interval (round $round)" "$(tail -n 30 "$OUT")"
+		break
+	fi
 done
 check "unload memtrace_leaker.ko while traced" rmmod memtrace_leaker
+seen=$(nreports)
+wait_for 120 report_or_gone "$seen"
+kill -INT "$READER"
 wait "$READER"
-check_eq "memtrace-read exits 0 after the module it watched is gone" 0 "$?"
+check_eq "memtrace-read exits 0 on SIGINT after the module it watched is gone" 0 "$?"
 check_match "a stack that grows every interval is marked as growing" \
 	'bytes in [0-9]+ allocations from stack.*growing' "$(grep -B0 -A3 'from stack' "$OUT" | grep -B1 leaker_kmalloc_leak)"
 stacks=$(last_report_stacks "$OUT")

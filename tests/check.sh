@@ -1,0 +1,247 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: every memtrace test.  Prints TAP-like "ok - ..." / "not ok - ..."
+# lines, each stage's wall time, and ends with exactly one line
+#   N passed, N failed, N skipped
+# Exit status non-zero if anything failed.  A failed stage is recorded and
+# the run goes on with whatever does not depend on it.
+#
+# Stages:
+#   unit    make -C userspace test (host unit tests)
+#   build   memtrace-read; memtrace.ko + tests/kmod for the newest Debian
+#           6.1 and 6.12 kernels; tests/progs
+#   debug   scripts/debug-kernel.sh (KUnit/KASAN/lockdep/kmemleak kernel,
+#           cached) and memtrace (+ KUnit module, tests/kmod) for it
+#   guest   tests/e2e/*.sh in qemu guests labelled 6.1, 6.12, debug
+#
+# Environment:
+#   CHECK_STAGES   stages to run (default "unit build debug guest")
+#   CHECK_GUESTS   guests to run (default "6.1 6.12 debug")
+# Logs: build/logs/ (check.tap has every result line).
+set -u
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+B=$top/build
+LOGS=$B/logs
+mkdir -p "$LOGS"
+TAP=$LOGS/check.tap
+: >"$TAP"
+STAGES=${CHECK_STAGES:-unit build debug guest}
+GUESTS=${CHECK_GUESTS:-6.1 6.12 debug}
+# Command-line variables of a parent make (make check KDIR=...) must not leak
+# into the builds below.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M
+
+T_ALL=$(date +%s.%N)
+
+# ----------------------------------------------------------------- helpers
+# tap LINE...: print result lines and record them for the summary.
+tap() {
+	printf '%s\n' "$@"
+	printf '%s\n' "$@" >>"$TAP"
+}
+
+# comment_tail LOG [N]: the last N lines of LOG as comments.
+comment_tail() {
+	echo "#   (last ${2:-20} lines of ${1#"$top"/})"
+	tail -n "${2:-20}" "$1" | sed 's/^/#   /'
+}
+
+# stream PREFIX: pass TAP lines of stdin through (ok/not ok recorded, with
+# PREFIX inserted in the description if non-empty), "# " comments printed.
+stream() {
+	local pfx=$1 l st desc
+	while IFS= read -r l; do
+		if [[ $l =~ ^(not\ ok|ok)([[:space:]]+[0-9]+)?([[:space:]]+-)?([[:space:]]+(.*))?$ ]]; then
+			st=${BASH_REMATCH[1]}
+			desc=${BASH_REMATCH[5]:-(no description)}
+			tap "$st - ${pfx:+$pfx: }$desc"
+		elif [[ $l == \#* ]]; then
+			printf '%s\n' "$l"
+		fi
+	done
+}
+
+elapsed() {
+	awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+STAGE_T0=
+STAGE_NAME=
+stage() {
+	[ -n "$STAGE_NAME" ] && echo "== $STAGE_NAME: $(elapsed "$STAGE_T0") s"
+	STAGE_NAME=$1
+	STAGE_T0=$(date +%s.%N)
+	[ -n "$1" ] && echo "== $1"
+}
+
+wants() {
+	case " $STAGES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# build DESC LOG TIMEOUT CMD...: run a build step, one ok/not ok line.
+build() {
+	local desc=$1 log=$2 t=$3 rc
+	shift 3
+	timeout -k 10 "$t" "$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		tap "ok - build: $desc"
+	else
+		[ "$rc" -eq 124 ] && tap "not ok - build: $desc (timed out after $t s)" ||
+			tap "not ok - build: $desc (exit $rc)"
+		comment_tail "$log"
+	fi
+	return "$rc"
+}
+
+# newest KVER under /lib/modules matching a glob, with a build dir
+newest_kver() {
+	local d
+	for d in /lib/modules/$1/build; do
+		[ -d "$d" ] && d=${d#/lib/modules/} && echo "${d%/build}"
+	done | sort -V | tail -n 1
+}
+
+# --------------------------------------------------------------- a. unit
+if wants unit; then
+	stage "unit tests (host)"
+	if [ ! -f userspace/Makefile ]; then
+		tap "not ok - unit: userspace/Makefile does not exist"
+	else
+		log=$LOGS/unit.log
+		timeout -k 10 900 make -C userspace O="$B/user" test </dev/null 2>&1 |
+			tee "$log" | stream unit
+		rc=${PIPESTATUS[0]}
+		if [ "$rc" -ne 0 ] && ! grep -Eq '^not ok( |$)' "$log"; then
+			[ "$rc" -eq 124 ] && tap "not ok - unit: make test timed out after 900 s" ||
+				tap "not ok - unit: make test exited $rc"
+			comment_tail "$log"
+		elif ! grep -Eq '^(not )?ok( |$)' "$log"; then
+			tap "not ok - unit: make test printed no results"
+			comment_tail "$log"
+		fi
+	fi
+fi
+
+# -------------------------------------------------------------- b. build
+declare -A KVER_OF=() KO_OK=() TKO_OK=()
+KVER_OF[6.1]=$(newest_kver '6.1.0-*-amd64')
+KVER_OF[6.12]=$(newest_kver '6.12*-amd64')
+HAVE_TKMOD=0
+[ -f tests/kmod/Kbuild ] && HAVE_TKMOD=1
+
+if wants build; then
+	stage "build"
+	build "memtrace-read (make userspace)" "$LOGS/build-userspace.log" 600 make userspace
+	for l in 6.1 6.12; do
+		kv=${KVER_OF[$l]}
+		if [ -z "$kv" ]; then
+			tap "not ok - build: memtrace.ko for $l (no $l kernel headers in /lib/modules: make deps)"
+			continue
+		fi
+		build "memtrace.ko for $kv" "$LOGS/build-kmod-$kv.log" 600 \
+			make module KVER="$kv" && KO_OK[$l]=1
+		if [ "$HAVE_TKMOD" = 1 ]; then
+			build "tests/kmod for $kv" "$LOGS/build-testkmod-$kv.log" 600 \
+				tests/guest/build-test-module.sh "/lib/modules/$kv/build" "$B/testkmod-$kv" &&
+				TKO_OK[$l]=1
+		fi
+	done
+	if [ -f tests/progs/Makefile ]; then
+		build "tests/progs" "$LOGS/build-progs.log" 600 make -C tests/progs O="$B/progs"
+	fi
+fi
+
+# -------------------------------------------------------------- c. debug
+DEBUG_TREE=
+if wants debug; then
+	stage "debug kernel"
+	if [ ! -f scripts/debug-kernel.sh ]; then
+		tap "not ok - debug: scripts/debug-kernel.sh does not exist"
+	else
+		log=$LOGS/debug-kernel.log
+		out=$LOGS/debug-kernel.out
+		# Progress (stderr) is shown as comments; the tree is the last stdout line.
+		timeout -k 10 7200 bash scripts/debug-kernel.sh </dev/null 2>&1 >"$out" |
+			tee "$log" | sed -u 's/^/# /'
+		rc=${PIPESTATUS[0]}
+		tree=$(tail -n 1 "$out" 2>/dev/null)
+		if [ "$rc" -ne 0 ]; then
+			tap "not ok - debug: scripts/debug-kernel.sh exited $rc"
+		elif [ -z "$tree" ] || [ ! -f "$tree/arch/x86/boot/bzImage" ]; then
+			tap "not ok - debug: scripts/debug-kernel.sh printed no kernel tree ('$tree')"
+		else
+			tap "ok - debug: kernel tree ${tree/#$HOME/\~}"
+			DEBUG_TREE=$tree
+			KVER_OF[debug]=debug
+			build "memtrace.ko (+ KUnit) for the debug kernel" "$LOGS/build-kmod-debug.log" 600 \
+				make module KDIR="$tree" KVER=debug && KO_OK[debug]=1
+			if [ "$HAVE_TKMOD" = 1 ]; then
+				build "tests/kmod for the debug kernel" "$LOGS/build-testkmod-debug.log" 600 \
+					tests/guest/build-test-module.sh "$tree" "$B/testkmod-debug" &&
+					TKO_OK[debug]=1
+			fi
+		fi
+	fi
+fi
+
+# -------------------------------------------------------------- d. guest
+if wants guest; then
+	for l in $GUESTS; do
+		stage "guest $l"
+		kv=${KVER_OF[$l]:-}
+		args=(--label "$l" --scripts "$top/tests/e2e/*.sh")
+		case $l in
+		debug)
+			img=${DEBUG_TREE:+$DEBUG_TREE/arch/x86/boot/bzImage}
+			# KASAN + lockdep + kmemleak under TCG: slow.
+			args+=(--timeout 3600 --timeout-scale 3 --sign "$DEBUG_TREE")
+			;;
+		*)
+			img=${kv:+/boot/vmlinuz-$kv}
+			args+=(--timeout 900)
+			;;
+		esac
+		if [ "$l" = debug ] && [ -z "$DEBUG_TREE" ]; then
+			tap "not ok - $l: guest run skipped (no debug kernel: see the debug stage)"
+			continue
+		fi
+		if [ -z "$kv" ] || [ ! -f "$img" ]; then
+			tap "not ok - $l: guest run skipped (no kernel image for $l)"
+			continue
+		fi
+		if wants build || [ "$l" = debug ]; then
+			if [ -z "${KO_OK[$l]:-}" ]; then
+				tap "not ok - $l: guest run skipped (memtrace.ko for $kv did not build)"
+				continue
+			fi
+		elif [ ! -f "$B/kmod-$kv/memtrace.ko" ]; then
+			tap "not ok - $l: guest run skipped (no $B/kmod-$kv/memtrace.ko)"
+			continue
+		fi
+		args+=(--kernel "$img" --ko-dir "$B/kmod-$kv")
+		if [ -n "${TKO_OK[$l]:-}" ] || { ! wants build && [ "$l" != debug ]; }; then
+			[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
+		fi
+		[ -d "$B/user" ] && args+=(--bin-dir "$B/user")
+		[ -d "$B/progs" ] && args+=(--bin-dir "$B/progs")
+		# run-guest.sh has its own qemu timeout; this one is a backstop.
+		timeout -k 10 3900 tests/guest/run-guest.sh "${args[@]}" </dev/null 2>&1 | stream ""
+		rc=${PIPESTATUS[0]}
+		if [ "$rc" -ne 0 ] && ! grep -q "^not ok - $l: " "$TAP"; then
+			tap "not ok - $l: run-guest.sh exited $rc"
+		fi
+	done
+fi
+
+stage ""
+echo "== total: $(elapsed "$T_ALL") s"
+npass=$(grep -Ec '^ok( |$)' "$TAP")
+nskip=$(grep -Ec '^ok( |$).*#[[:space:]]*SKIP' "$TAP")
+nfail=$(grep -Ec '^not ok( |$)' "$TAP")
+echo "$((npass - nskip)) passed, $nfail failed, $nskip skipped"
+[ "$nfail" -eq 0 ] && [ "$npass" -gt 0 ]

@@ -1,0 +1,382 @@
+#!/bin/bash
+# Boot a kernel in a qemu (TCG) guest with a busybox initramfs, run test
+# scripts in it, and report TAP-like lines on stdout:
+#   ok - LABEL: desc / not ok - LABEL: desc / # comment
+# Exit status 0 iff no "not ok".
+#
+# usage: run-guest.sh --kernel IMAGE --label LABEL [--ko-dir DIR ...]
+#          [--bin-dir DIR ...] --scripts 'GLOB' [--scripts 'GLOB' ...]
+#          [--timeout SEC] [--script-timeout SEC] [--append 'cmdline']
+#          [--mem MB] [--bzimage] [--sign KTREE] [--timeout-scale N]
+#   --timeout         whole qemu run (default 600)
+#   --script-timeout  per script (default 300); a script may set its own
+#                     with a line "# mtt-timeout: SEC"
+#   --timeout-scale   multiply every script timeout by N (slow debug kernels);
+#                     scripts see it as $MTT_TIMEOUT_SCALE (lib.sh wait_for
+#                     scales its waits by it)
+#   --bzimage         boot IMAGE as is (default: if IMAGE has CONFIG_PVH,
+#                     boot its uncompressed vmlinux, cached in build/guest-cache)
+#   --sign KTREE      sign the guest's copies of the modules with the test key
+#                     of kernel tree KTREE (KTREE/scripts/sign-file)
+#   RUN_GUEST_KEEP=1  keep the temporary initramfs tree (debugging)
+#
+# Guest layout: busybox applets, /memtrace/*.ko (every *.ko of each --ko-dir),
+# /usr/bin/* (every executable of each --bin-dir, with the shared libraries
+# ldd finds), /tests/<script> (run with sh in sorted name order; lib.sh is
+# never run), /tests/lib.sh (tests/e2e/lib.sh).
+# Logs: build/logs/LABEL-console.log (full serial console), LABEL-qemu.log.
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/tests/guest
+
+usage() {
+	sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+KERNEL='' LABEL='' TIMEOUT=600 SCRIPT_TIMEOUT=300 APPEND='' MEM=${MEM:-1024} BZIMAGE=0 SIGN_TREE='' SCALE=1
+KO_DIRS=() BIN_DIRS=() GLOBS=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) KERNEL=$2; shift 2 ;;
+	--label) LABEL=$2; shift 2 ;;
+	--ko-dir) KO_DIRS+=("$2"); shift 2 ;;
+	--bin-dir) BIN_DIRS+=("$2"); shift 2 ;;
+	--scripts) GLOBS+=("$2"); shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	--script-timeout) SCRIPT_TIMEOUT=$2; shift 2 ;;
+	--append) APPEND=$2; shift 2 ;;
+	--mem) MEM=$2; shift 2 ;;
+	--bzimage) BZIMAGE=1; shift ;;
+	--sign) SIGN_TREE=$2; shift 2 ;;
+	--timeout-scale) SCALE=$2; shift 2 ;;
+	-h|--help) usage ;;
+	*) echo "run-guest: unknown argument: $1" >&2; usage ;;
+	esac
+done
+[ -n "$KERNEL" ] && [ -n "$LABEL" ] || usage
+case $TIMEOUT$SCRIPT_TIMEOUT$MEM$SCALE in *[!0-9]*) echo "run-guest: timeouts and --mem are integers" >&2; exit 2 ;; esac
+
+fail() {
+	echo "not ok - $LABEL: $*"
+	exit 1
+}
+
+[ -r "$KERNEL" ] || fail "guest setup (no kernel image $KERNEL)"
+BUSYBOX=$(command -v busybox 2>/dev/null)
+[ -n "$BUSYBOX" ] || fail "guest setup (busybox not found: make deps)"
+command -v qemu-system-x86_64 >/dev/null || fail "guest setup (qemu-system-x86_64 not found: make deps)"
+command -v cpio >/dev/null || fail "guest setup (cpio not found: make deps)"
+
+LOGDIR=$top/build/logs
+mkdir -p "$LOGDIR"
+safe_label=${LABEL//[^A-Za-z0-9._+-]/_}
+CONSOLE_LOG=$LOGDIR/$safe_label-console.log
+QEMU_LOG=$LOGDIR/$safe_label-qemu.log
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/memtrace-guest.XXXXXX") || fail "guest setup (mktemp)"
+# qemu writes into $work; the logs are moved to build/logs at the end (during
+# the run, build/logs/LABEL-console.log is a symlink to the live file), so
+# two runs with the same label never parse each other's console.
+CONSOLE=$work/console.log
+QEMULOG=$work/qemu.log
+# shellcheck disable=SC2317 # called from the EXIT trap
+save_logs() {
+	local f
+	for f in console qemu; do
+		[ -f "$work/$f.log" ] || continue
+		cp "$work/$f.log" "$LOGDIR/.$safe_label-$f.log.$$" &&
+			mv -f "$LOGDIR/.$safe_label-$f.log.$$" "$LOGDIR/$safe_label-$f.log"
+	done
+}
+# RUN_GUEST_KEEP=1 keeps the initramfs tree and image (for debugging).
+if [ "${RUN_GUEST_KEEP:-0}" = 1 ]; then
+	echo "# $LABEL: keeping $work"
+	trap 'save_logs' EXIT
+else
+	trap 'save_logs; rm -rf "$work"' EXIT
+fi
+trap 'exit 130' INT TERM
+root=$work/root
+t_start=$(date +%s.%N)
+
+# ---------------------------------------------------------------- initramfs
+mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib,usr/lib64,etc,proc,sys,dev,tmp,run,root,memtrace,tests}
+ln -s usr/bin "$root/bin"
+ln -s usr/sbin "$root/sbin"
+ln -s usr/lib "$root/lib"
+ln -s usr/lib64 "$root/lib64"
+cp "$BUSYBOX" "$root/usr/bin/busybox"
+# The other applet links are made by /init (busybox --install -s): faster
+# than ~270 ln processes here.
+ln -s busybox "$root/usr/bin/sh"
+printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\n' >"$root/etc/group"
+
+# Copy a host file (following symlinks) to the same path in the guest; the
+# guest's /lib, /lib64 are symlinks into /usr as on a merged-/usr host.
+copy_host() {
+	local p=$1 dst
+	case $p in
+	/lib/*|/lib64/*|/bin/*|/sbin/*) dst=/usr$p ;;
+	*) dst=$p ;;
+	esac
+	[ -e "$root$dst" ] && return 0
+	mkdir -p "$root${dst%/*}"
+	cp -L "$p" "$root$dst"
+}
+
+nko=0
+for d in "${KO_DIRS[@]}"; do
+	[ -d "$d" ] || { echo "# $LABEL: --ko-dir $d does not exist"; continue; }
+	for f in "$d"/*.ko; do
+		[ -f "$f" ] || continue
+		cp "$f" "$root/memtrace/"
+		if [ -n "$SIGN_TREE" ]; then
+			"$SIGN_TREE/scripts/sign-file" sha256 "$SIGN_TREE/certs/signing_key.pem" \
+				"$SIGN_TREE/certs/signing_key.x509" "$root/memtrace/${f##*/}" ||
+				fail "guest setup (cannot sign ${f##*/} with $SIGN_TREE)"
+		fi
+		nko=$((nko + 1))
+	done
+done
+
+declare -A libs=()
+add_libs() {
+	local a b c
+	# ldd: "libx.so => /path (0x...)" and "/lib64/ld-linux-x86-64.so.2 (0x...)"
+	while read -r a b c _; do
+		if [ "$b" = "=>" ] && [ "${c:0:1}" = / ]; then libs[$c]=1
+		elif [ "${a:0:1}" = / ]; then libs[$a]=1
+		fi
+	done < <(ldd "$1" 2>/dev/null)
+}
+add_libs "$BUSYBOX"	# busybox-static: none
+nbin=0
+for d in "${BIN_DIRS[@]}"; do
+	[ -d "$d" ] || { echo "# $LABEL: --bin-dir $d does not exist"; continue; }
+	for f in "$d"/*; do
+		[ -f "$f" ] && [ -x "$f" ] || continue
+		rm -f "$root/usr/bin/${f##*/}"
+		cp -L "$f" "$root/usr/bin/"
+		nbin=$((nbin + 1))
+		add_libs "$f"
+	done
+done
+for l in "${!libs[@]}"; do
+	copy_host "$l" || fail "guest setup (cannot copy $l)"
+done
+
+scripts=()
+for g in "${GLOBS[@]}"; do
+	# shellcheck disable=SC2206 # the glob is meant to expand
+	for f in $g; do
+		[ -f "$f" ] || continue
+		n=${f##*/}
+		[ "$n" = lib.sh ] && continue
+		[ -e "$root/tests/$n" ] && fail "guest setup (two test scripts named $n)"
+		cp "$f" "$root/tests/$n"
+		scripts+=("$n")
+	done
+done
+[ "${#scripts[@]}" -gt 0 ] || fail "guest setup (no test script matches ${GLOBS[*]:-(no --scripts)})"
+cp "$top/tests/e2e/lib.sh" "$root/tests/lib.sh" 2>/dev/null ||
+	echo "# $LABEL: tests/e2e/lib.sh missing"
+sorted=$(printf '%s\n' "${scripts[@]}" | LC_ALL=C sort | tr '\n' ' ')
+{
+	printf 'MTT_LABEL=%q\n' "$LABEL"
+	printf 'MTT_SCRIPTS=%q\n' "$sorted"
+	printf 'MTT_TIMEOUT=%s\n' "$SCRIPT_TIMEOUT"
+	printf 'MTT_TIMEOUT_SCALE=%s\n' "$SCALE"
+} >"$root/etc/mtt.conf"
+cp "$here/init.sh" "$root/init"
+chmod 0755 "$root/init"
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc -R 0:0 --quiet) >"$work/initrd" ||
+	fail "guest setup (cpio)"
+t_initrd=$(date +%s.%N)
+echo "# $LABEL: initramfs $(du -k "$work/initrd" | cut -f1) KiB: ${#scripts[@]} scripts, $nko modules, $nbin programs, ${#libs[@]} libraries"
+
+# ------------------------------------------------------------------ kernel
+# Booting a compressed bzImage under TCG spends 5-7 s in the decompressor.
+# A kernel with CONFIG_PVH boots directly from its uncompressed ELF vmlinux
+# (qemu's PVH entry), so extract it once and cache it under build/.
+# --bzimage skips this.  (PVH boot also means no KASLR.)
+pvh_vmlinux() {
+	local img=$1 cache name key out tmp dec magic off
+	head -c 4 "$img" | grep -q 'ELF' && { pvh_ok "$img" && echo "$img"; return; }
+	cache=$top/build/guest-cache
+	# name: image file name + hash of its path; key: size + mtime
+	name=${img##*/}-$(readlink -f "$img" | md5sum | cut -c1-8)
+	key=$(stat -L -c '%s-%Y' "$img") || return 1
+	out=$cache/vmlinux-$name-$key
+	[ -s "$out" ] && { echo "$out"; return 0; }
+	[ -e "$out.nopvh" ] && return 1
+	mkdir -p "$cache"
+	# what was extracted from an older build of the same image is stale
+	rm -f "$cache/vmlinux-$name-"*[0-9] "$cache/vmlinux-$name-"*.nopvh
+	tmp=$out.tmp$$
+	for dec in 'xz -dc:\xfd7zXZ\x00' 'zstd -dc:\x28\xb5\x2f\xfd' 'gzip -dc:\x1f\x8b\x08' 'lz4 -dc:\x02\x21\x4c\x18'; do
+		magic=${dec#*:} dec=${dec%%:*}
+		command -v "${dec%% *}" >/dev/null || continue
+		for off in $(LC_ALL=C grep -obUaP "$magic" "$img" 2>/dev/null | cut -d: -f1 | head -n 5); do
+			tail -c +$((off + 1)) "$img" | $dec >"$tmp" 2>/dev/null
+			if head -c 4 "$tmp" | grep -q 'ELF' && pvh_ok "$tmp"; then
+				mv "$tmp" "$out"
+				echo "$out"
+				return 0
+			fi
+		done
+	done
+	rm -f "$tmp"
+	: >"$out.nopvh"
+	return 1
+}
+pvh_ok() {
+	LC_ALL=C readelf -n "$1" 2>/dev/null | grep -Eq 'Xen[[:space:]].*\(0x00000012\)'
+}
+BOOT=$KERNEL
+if [ "$BZIMAGE" = 0 ] && v=$(pvh_vmlinux "$KERNEL"); then
+	BOOT=$v
+	echo "# $LABEL: PVH boot of ${v#"$top"/}"
+fi
+
+# --------------------------------------------------------------------- qemu
+# loglevel=6: the console shows every message of level notice or worse
+# (WARN(), lockdep, KASAN, BUG, and the guest's MTT records, level 5).
+# printk.devkmsg=on: no rate limit on the guest's /dev/kmsg writes.
+cmdline="console=ttyS0,115200 panic=-1 printk.time=1 printk.devkmsg=on loglevel=6 rdinit=/init${APPEND:+ $APPEND}"
+: >"$CONSOLE"
+ln -sfn "$CONSOLE" "$CONSOLE_LOG"
+# thread=single: both vCPUs run on one host thread.  With multi-threaded
+# TCG, a 6.12 guest took "Oops: int3" in __kmalloc_noprof while memtrace
+# registered its tracepoints: the byte before RIP already read as the
+# patched jump, i.e. one vCPU ran a stale translation of code that
+# text_poke_bp() was patching on the other.  The guest still has two CPUs
+# and real SMP interleavings, just not host-parallel ones.
+timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
+	-accel tcg,thread=single -cpu max -smp 2 -m "$MEM" \
+	-nodefaults -no-user-config -display none -no-reboot \
+	-serial "file:$CONSOLE" \
+	-kernel "$BOOT" -initrd "$work/initrd" -append "$cmdline" \
+	</dev/null >"$QEMULOG" 2>&1
+qrc=$?
+t_end=$(date +%s.%N)
+
+# ------------------------------------------------------------------ results
+# The console without CRs and printk timestamps ("[    1.234567] ").
+con=$work/console
+tr -d '\r' <"$CONSOLE" | sed -E 's/^(\[[ 0-9.]+\] ?)+//' >"$con"
+
+out=$work/out
+awk -v label="$LABEL" '
+function tail_comments(   i, s) {
+	s = (nbuf > 20) ? nbuf - 20 : 0
+	for (i = s; i < nbuf; i++) print "#   " buf[i % 20]
+}
+/^MTT!BEGIN / { cur = $2; nbuf = 0; next }
+/^MTT!END / {
+	name = $2; rc = $3; secs = $4; to = $5
+	if (to == 1) { print "not ok - " label ": " name " timed out after " secs " s"; tail_comments() }
+	else if (rc != 0) { print "not ok - " label ": " name " exited " rc; tail_comments() }
+	cur = ""; next
+}
+/^MTT!CLEANUP / { print "# " label ": " $2 " left module " $3 " loaded (" ($4 == "unloaded" ? "unloaded it" : "rmmod failed") ")"; next }
+/^MTT!KMEMLEAK-SINCE / { since = $2 + 0; next }
+/^MTT!KMEMLEAK-BEGIN/ { kml = 1; next }
+/^MTT!KMEMLEAK-END/ { kml_done = 1; next }
+/^MTT!KMEMLEAK-DISABLED/ { print "ok - " label ": no kmemleak reports # SKIP kmemleak disabled at run time"; next }
+/^MTT!KMEMLEAK / {
+	# one report: "unreferenced object ..." then "comm ..., pid N, jiffies J"
+	l = substr($0, 14)
+	if (l ~ /unreferenced object/) { obj = l; keep = -1; next }
+	if (keep == -1) {
+		# Objects from boot do not count: allocated in process
+		# context of an idle task ("swapper/N": only start_kernel and CPU
+		# bring-up) or before the baseline (when the kernel says jiffies).
+		keep = 1
+		if (l ~ /comm "swapper\//) keep = 0
+		if (since > 0 && match(l, /jiffies [0-9]+/) && substr(l, RSTART + 8, RLENGTH - 8) + 0 < since) keep = 0
+		if (keep) { nleak++; if (nk < 80) kbuf[nk++] = obj }
+		else nold++
+	}
+	if (keep && nk < 80) kbuf[nk++] = l
+	next
+}
+/^MTT!DONE/ { done = 1; next }
+/^MTT:/ {
+	l = substr($0, 5)
+	if (l ~ /^(not )?ok([ \t]|$)/) {
+		res = (l ~ /^not /) ? "not ok" : "ok"
+		sub(/^(not )?ok[ \t]*([0-9]+)?[ \t]*(-[ \t]*)?/, "", l)
+		if (l == "") l = "(no description)"
+		print res " - " label ": " l
+	} else if (l ~ /^#/) {
+		print l
+	}
+	buf[nbuf % 20] = l; nbuf++
+	next
+}
+END {
+	if (cur != "") print "# " label ": guest stopped while running " cur
+	if (kml_done) {
+		if (nold) print "# " label ": kmemleak: ignored " nold " objects allocated during boot"
+		if (nleak == 0) print "ok - " label ": no kmemleak reports"
+		else {
+			print "not ok - " label ": no kmemleak reports (" nleak " unreferenced objects)"
+			for (i = 0; i < nk; i++) print "#   " kbuf[i]
+		}
+	}
+	if (done) print "MTT-DONE"
+}' "$con" >"$out"
+
+done_seen=0
+grep -qx MTT-DONE "$out" && done_seen=1
+grep -vx MTT-DONE "$out"
+
+if [ "$done_seen" = 1 ]; then
+	echo "ok - $LABEL: guest finished"
+else
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then reason="timed out after $TIMEOUT s"
+	elif l=$(grep -m1 'Kernel panic' "$con"); then reason=$l
+	elif ! grep -q '^MTT!START' "$con"; then reason="init never started, qemu exit $qrc"
+	else reason="qemu exited $qrc before DONE"
+	fi
+	echo "not ok - $LABEL: guest finished ($reason)"
+	echo "# last 40 console lines (${CONSOLE_LOG#"$top"/}):"
+	tr -d '\r' <"$CONSOLE" | tail -n 40 | sed 's/^/# /'
+	if [ "$qrc" != 0 ] && [ "$qrc" != 124 ] && [ -s "$QEMULOG" ]; then
+		echo "# qemu log (${QEMU_LOG#"$top"/}):"
+		tail -n 10 "$QEMULOG" | sed 's/^/# /'
+	fi
+fi
+
+# Kernel splats anywhere on the console; lines starting with MTT are the
+# guest's results, not kernel messages.
+splat_re='WARNING:|BUG:|KASAN:|UBSAN:|Oops|general protection fault|Kernel panic|possible circular locking|possible recursive locking|inconsistent lock state|INFO: lockdep|sleeping function called from invalid context|unreferenced object|Call Trace:'
+n=$(grep -n -v '^MTT' "$con" | grep -E -m1 "^[0-9]+:.*($splat_re)" | cut -d: -f1)
+if [ -n "$n" ]; then
+	echo "not ok - $LABEL: no kernel splat ($(sed -n "${n}p" "$con"))"
+	s=$((n > 5 ? n - 5 : 1))
+	tr -d '\r' <"$CONSOLE" | sed -n "${s},$((s + 29))p" | sed 's/^/# /'
+else
+	echo "ok - $LABEL: no kernel splat"
+fi
+
+# Guest clock (printk time) of the markers: boot, kmemleak baseline, tests.
+gclock() { tr -d '\r' <"$CONSOLE" | sed -n "s/^\[ *\([0-9.]*\)\] $1.*/\1/p" | head -n1; }
+awk -v a="$t_start" -v b="$t_initrd" -v c="$t_end" -v l="$LABEL" \
+	-v i="$(gclock 'MTT!INIT')" -v s="$(gclock 'MTT!START')" -v d="$(gclock 'MTT!DONE')" '
+	BEGIN {
+		printf "# %s: initramfs %.1f s, qemu boot+run %.1f s", l, b - a, c - b
+		if (i != "") printf "; guest clock: /init at %.1f s", i
+		if (i != "" && s != "" && s - i > 0.5) printf ", kmemleak baseline %.1f s", s - i
+		if (s != "" && d != "") printf ", tests done %.1f s later", d - s
+		printf "\n"
+	}'
+
+grep -q '^not ok' "$out" && exit 1
+[ "$done_seen" = 1 ] && [ -z "$n" ] || exit 1
+exit 0
