@@ -256,8 +256,10 @@ ln -sfn "$CONSOLE" "$CONSOLE_LOG"
 # patched jump, i.e. one vCPU ran a stale translation of code that
 # text_poke_bp() was patching on the other.  The guest still has two CPUs
 # and real SMP interleavings, just not host-parallel ones.
+# sockets=2: a kernel without ACPI (the debug kernel) finds its CPUs in
+# SeaBIOS's MP table, which lists one CPU per socket.
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
-	-accel tcg,thread=single -cpu max -smp 2 -m "$MEM" \
+	-accel tcg,thread=single -cpu max -smp 2,sockets=2 -m "$MEM" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial "file:$CONSOLE" \
 	-kernel "$BOOT" -initrd "$work/initrd" -append "$cmdline" \
