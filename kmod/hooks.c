@@ -136,6 +136,37 @@ static u16 mt_event_cache(struct mt_alloc_event *ev)
 	}
 }
 
+/*
+ * Enter a hook: refuse NMI, disable interrupts, and claim this CPU's
+ * state, or count the re-entry and return NULL.  With interrupts off no
+ * other context level can run on this CPU, so one busy flag guards them
+ * all.  Pair with mt_hook_exit().
+ */
+static struct mt_pcpu *mt_hook_enter(unsigned long *flags)
+{
+	struct mt_pcpu *c;
+
+	if (unlikely(in_nmi())) {
+		this_cpu_inc(mt.pcpu->loss.nmi);
+		return NULL;
+	}
+	local_irq_save(*flags);
+	c = this_cpu_ptr(mt.pcpu);
+	if (unlikely(c->busy)) {
+		c->loss.recursion++;
+		local_irq_restore(*flags);
+		return NULL;
+	}
+	c->busy = 1;
+	return c;
+}
+
+static void mt_hook_exit(struct mt_pcpu *c, unsigned long flags)
+{
+	c->busy = 0;
+	local_irq_restore(flags);
+}
+
 /* memtrace's own allocations, made under mt_lock(). */
 static inline bool mt_is_self(void)
 {
@@ -154,17 +185,9 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 	unsigned int nr;
 	bool indexed;
 
-	if (unlikely(in_nmi())) {
-		this_cpu_inc(mt.pcpu->loss.nmi);
+	c = mt_hook_enter(&flags);
+	if (!c)
 		return;
-	}
-	local_irq_save(flags);
-	c = this_cpu_ptr(mt.pcpu);
-	if (unlikely(c->busy)) {
-		c->loss.recursion++;
-		goto out;
-	}
-	c->busy = 1;
 	c->allocs_seen++;
 
 	if (unlikely(mt_is_self())) {
@@ -237,9 +260,7 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 		s->first_ns = e.ts_ns;
 	s->last_ns = e.ts_ns;
 done:
-	c->busy = 0;
-out:
-	local_irq_restore(flags);
+	mt_hook_exit(c, flags);
 }
 
 static void mt_record_free(unsigned long addr, u8 kind)
@@ -249,17 +270,9 @@ static void mt_record_free(unsigned long addr, u8 kind)
 	struct mt_stat *s;
 	unsigned long flags;
 
-	if (unlikely(in_nmi())) {
-		this_cpu_inc(mt.pcpu->loss.nmi);
+	c = mt_hook_enter(&flags);
+	if (!c)
 		return;
-	}
-	local_irq_save(flags);
-	c = this_cpu_ptr(mt.pcpu);
-	if (unlikely(c->busy)) {
-		c->loss.recursion++;
-		goto out;
-	}
-	c->busy = 1;
 	c->frees_seen++;
 	if (!mt_livetab_remove(&mt.live, addr, kind, &e)) {
 		/* Allocated before tracing started, or not recorded. */
@@ -278,9 +291,7 @@ static void mt_record_free(unsigned long addr, u8 kind)
 	s->live_bytes -= e.bytes_alloc;
 	s->live_bytes_req -= e.bytes_req;
 done:
-	c->busy = 0;
-out:
-	local_irq_restore(flags);
+	mt_hook_exit(c, flags);
 }
 
 /* ---- the tracepoint probes ------------------------------------------- */
