@@ -53,6 +53,12 @@ EOT
 	echo
 	echo "$table"
 	echo
+	echo "Where the cost goes: with full stacks, one ORC unwind (stack_trace_save)"
+	echo "per allocation dominates; the targets in the table are not met yet. With"
+	echo "-s 100 the cost is the hook itself (irqs off, per-CPU state, the sampling"
+	echo "decision) and the free path's index lookup; --sample-bytes also resolves"
+	echo "the cache of every allocation, since its sampling depends on the size."
+	echo
 	echo "Live-index memory: 40 bytes per tracked allocation plus 4-8 bytes of"
 	echo "bucket heads (kmod/livetab.h): at most 48 B."
 	echo
