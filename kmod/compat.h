@@ -31,6 +31,79 @@ static inline void mt_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flag
 #endif
 }
 
+#ifdef CONFIG_UPROBES
+#include <linux/uprobes.h>
+
+/*
+ * uprobes: 6.12 returns a struct uprobe from uprobe_register() and splits
+ * unregistering into a per-probe part and one wait for all; 6.11 dropped
+ * the filter's context argument; 6.13 gave handlers a per-call data word.
+ */
+struct mt_uprobe_handle {
+#ifdef MEMTRACE_HAVE_UPROBE_REGISTER_PTR
+	struct uprobe *uprobe;
+#else
+	struct inode *inode;
+	loff_t offset;
+#endif
+};
+
+static inline int mt_uprobe_register(struct inode *inode, loff_t offset,
+				     struct uprobe_consumer *uc,
+				     struct mt_uprobe_handle *h)
+{
+#ifdef MEMTRACE_HAVE_UPROBE_REGISTER_PTR
+	struct uprobe *u = uprobe_register(inode, offset, 0, uc);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	h->uprobe = u;
+	return 0;
+#else
+	h->inode = inode;
+	h->offset = offset;
+	return uprobe_register(inode, offset, uc);
+#endif
+}
+
+/* Follow a batch of these with one mt_uprobe_unregister_sync(). */
+static inline void mt_uprobe_unregister_nosync(struct mt_uprobe_handle *h,
+					       struct uprobe_consumer *uc)
+{
+#ifdef MEMTRACE_HAVE_UPROBE_REGISTER_PTR
+	uprobe_unregister_nosync(h->uprobe, uc);
+#else
+	/* Waits for the consumer's handlers itself (register_rwsem). */
+	uprobe_unregister(h->inode, h->offset, uc);
+#endif
+}
+
+static inline void mt_uprobe_unregister_sync(void)
+{
+#ifdef MEMTRACE_HAVE_UPROBE_REGISTER_PTR
+	uprobe_unregister_sync();
+#endif
+}
+
+#ifdef MEMTRACE_HAVE_UPROBE_HANDLER_DATA
+#define MT_UPROBE_HANDLER_ARGS	struct uprobe_consumer *self, struct pt_regs *regs, \
+				__u64 *data
+#define MT_URETPROBE_HANDLER_ARGS struct uprobe_consumer *self, unsigned long func, \
+				struct pt_regs *regs, __u64 *data
+#else
+#define MT_UPROBE_HANDLER_ARGS	struct uprobe_consumer *self, struct pt_regs *regs
+#define MT_URETPROBE_HANDLER_ARGS struct uprobe_consumer *self, unsigned long func, \
+				struct pt_regs *regs
+#endif
+
+#ifdef MEMTRACE_HAVE_UPROBE_FILTER_MM
+#define MT_UPROBE_FILTER_ARGS	struct uprobe_consumer *self, struct mm_struct *mm
+#else
+#define MT_UPROBE_FILTER_ARGS	struct uprobe_consumer *self, \
+				enum uprobe_filter_ctx ctx, struct mm_struct *mm
+#endif
+#endif /* CONFIG_UPROBES */
+
 int mt_compat_init(void);
 
 /*

@@ -23,6 +23,7 @@
 #include <trace/events/percpu.h>
 
 #include "compat.h"
+#include "hooks.h"
 #include "sampling.h"
 #include "tp.h"
 #include "tracer.h"
@@ -65,8 +66,7 @@ found:
 	return nr;
 }
 
-/* Sampling decision; true if this allocation is to be recorded. */
-static bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
+bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 {
 	if (f->sample_bytes) {
 		c->bytes_to_sample -= bytes;
@@ -84,7 +84,7 @@ static bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes
 	return true;
 }
 
-static u16 mt_current_comm(void)
+u16 mt_current_comm(void)
 {
 	if (in_hardirq())
 		return mt_comm_intern(&mt.names, "[hardirq]");
@@ -136,13 +136,7 @@ static u16 mt_event_cache(struct mt_alloc_event *ev)
 	}
 }
 
-/*
- * Enter a hook: refuse NMI, disable interrupts, and claim this CPU's
- * state, or count the re-entry and return NULL.  With interrupts off no
- * other context level can run on this CPU, so one busy flag guards them
- * all.  Pair with mt_hook_exit().
- */
-static struct mt_pcpu *mt_hook_enter(unsigned long *flags)
+struct mt_pcpu *mt_hook_enter(unsigned long *flags)
 {
 	struct mt_pcpu *c;
 
@@ -161,7 +155,7 @@ static struct mt_pcpu *mt_hook_enter(unsigned long *flags)
 	return c;
 }
 
-static void mt_hook_exit(struct mt_pcpu *c, unsigned long flags)
+void mt_hook_exit(struct mt_pcpu *c, unsigned long flags)
 {
 	c->busy = 0;
 	local_irq_restore(flags);
@@ -180,10 +174,8 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 	bool cache_known = false;
 	struct mt_pcpu *c;
 	struct mt_live e;
-	struct mt_stat *s;
 	unsigned long flags;
 	unsigned int nr;
-	bool indexed;
 
 	c = mt_hook_enter(&flags);
 	if (!c)
@@ -234,63 +226,106 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 	e.bytes_alloc = min_t(size_t, ev->bytes_alloc, U32_MAX);
 	e.pid = in_task() ? current->pid : 0;
 	e.cache_kind = MT_CACHE_KIND(cache_id, ev->kind);
-	e.comm_id = mt_current_comm();
-	if (unlikely(!e.comm_id))
-		c->loss.comm_full++;
-
-	indexed = mt_livetab_insert(&mt.live, &e);
-	if (likely(indexed))
-		c->allocs_recorded++;
-	else
-		c->loss.live_full++;
-
-	s = mt_stattab_get(&mt.stats, MT_STAT_KEY(e.stack_id, e.cache_kind));
-	if (unlikely(!s)) {
-		c->loss.stat_full++;
-		goto done;
-	}
-	s->allocs++;
-	s->bytes += e.bytes_alloc;
-	if (indexed) {
-		s->live_count++;
-		s->live_bytes += e.bytes_alloc;
-		s->live_bytes_req += e.bytes_req;
-	}
-	if (!s->first_ns)
-		s->first_ns = e.ts_ns;
-	s->last_ns = e.ts_ns;
+	mt_account_alloc(c, &e);
 done:
 	mt_hook_exit(c, flags);
 }
 
-static void mt_record_free(unsigned long addr, u8 kind)
+/* A trace record of e, allocated or freed by the current context. */
+static void mt_trace(struct mt_pcpu *c, u8 type, const struct mt_live *e)
 {
-	struct mt_pcpu *c;
+	const struct mt_stack *st = mt_stacktab_get(&mt.stacks, e->stack_id);
+	struct memtrace_trace_rec r = {
+		.ts_ns = type == MEMTRACE_TRACE_ALLOC ? e->ts_ns : ktime_get_mono_fast_ns(),
+		.addr = e->addr,
+		.caller = st && st->nr_frames ? st->ip[0] : 0,
+		.stack_id = e->stack_id,
+		.bytes_req = e->bytes_req,
+		.bytes_alloc = e->bytes_alloc,
+		.pid = in_task() ? current->pid : 0,
+		.type = type,
+		.kind = MT_KIND_OF(e->cache_kind),
+		.cache_id = MT_CACHE_OF(e->cache_kind),
+	};
+
+	if (in_hardirq())
+		strscpy(r.comm, "[hardirq]", sizeof(r.comm));
+	else if (in_serving_softirq())
+		strscpy(r.comm, "[softirq]", sizeof(r.comm));
+	else
+		memcpy(r.comm, current->comm, min(sizeof(r.comm), sizeof(current->comm)));
+	if (!mt_ring_put(&mt.ring, &r))
+		c->loss.trace_full++;
+}
+
+void mt_account_alloc(struct mt_pcpu *c, struct mt_live *e)
+{
+	struct mt_stat *s;
+	bool indexed;
+
+	e->comm_id = mt_current_comm();
+	if (unlikely(!e->comm_id))
+		c->loss.comm_full++;
+
+	indexed = mt_livetab_insert(&mt.live, e);
+	if (likely(indexed))
+		c->allocs_recorded++;
+	else
+		c->loss.live_full++;
+	if (mt.filter.trace)
+		mt_trace(c, MEMTRACE_TRACE_ALLOC, e);
+
+	s = mt_stattab_get(&mt.stats, MT_STAT_KEY(e->stack_id, e->cache_kind));
+	if (unlikely(!s)) {
+		c->loss.stat_full++;
+		return;
+	}
+	s->allocs++;
+	s->bytes += e->bytes_alloc;
+	if (indexed) {
+		s->live_count++;
+		s->live_bytes += e->bytes_alloc;
+		s->live_bytes_req += e->bytes_req;
+	}
+	if (!s->first_ns)
+		s->first_ns = e->ts_ns;
+	s->last_ns = e->ts_ns;
+}
+
+bool mt_account_free(struct mt_pcpu *c, unsigned long addr, u8 kind)
+{
 	struct mt_live e;
 	struct mt_stat *s;
-	unsigned long flags;
 
-	c = mt_hook_enter(&flags);
-	if (!c)
-		return;
 	c->frees_seen++;
-	if (!mt_livetab_remove(&mt.live, addr, kind, &e)) {
-		/* Allocated before tracing started, or not recorded. */
-		if (likely(!mt_is_self()))
-			c->loss.free_untracked++;
-		goto done;
-	}
+	if (!mt_livetab_remove(&mt.live, addr, kind, &e))
+		return false;
 	c->frees_matched++;
+	if (mt.filter.trace)
+		mt_trace(c, MEMTRACE_TRACE_FREE, &e);
 	s = mt_stattab_get(&mt.stats, MT_STAT_KEY(e.stack_id, e.cache_kind));
 	if (unlikely(!s)) {
 		c->loss.stat_full++;
-		goto done;
+		return true;
 	}
 	s->frees++;
 	s->live_count--;
 	s->live_bytes -= e.bytes_alloc;
 	s->live_bytes_req -= e.bytes_req;
-done:
+	return true;
+}
+
+static void mt_record_free(unsigned long addr, u8 kind)
+{
+	struct mt_pcpu *c;
+	unsigned long flags;
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	/* Not found: allocated before tracing started, or not recorded. */
+	if (!mt_account_free(c, addr, kind) && likely(!mt_is_self()))
+		c->loss.free_untracked++;
 	mt_hook_exit(c, flags);
 }
 
@@ -386,17 +421,6 @@ static void mt_probe_percpu_free(void *data, void *base_addr, int off,
 	mt_record_free((unsigned long)ptr, MEMTRACE_KIND_PERCPU);
 }
 
-/*
- * The compiler checks each probe against the prototype the kernel's own
- * trace header declares, so a tracepoint whose arguments change in some
- * kernel fails the build instead of corrupting a probe's arguments.
- */
-#define MT_CHECK_PROBE(event, fn)					\
-	static inline void __maybe_unused mt_check_##event(void)	\
-	{								\
-		if (0)							\
-			register_trace_##event(fn, NULL);		\
-	}
 MT_CHECK_PROBE(kmalloc, mt_probe_kmalloc)
 MT_CHECK_PROBE(kfree, mt_probe_kfree)
 MT_CHECK_PROBE(kmem_cache_alloc, mt_probe_kmem_cache_alloc)

@@ -14,6 +14,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/poll.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -21,6 +22,7 @@
 
 #include "compat.h"
 #include "tracer.h"
+#include "uprobes.h"
 
 #define MEMTRACE_MODULE_VERSION "0.1.0"
 
@@ -40,8 +42,10 @@ struct mt_buf {
 };
 
 /*
- * f->lock guards buf only, and is never held across a user copy: mmap
- * takes it under mmap_lock, and a copy may fault and take mmap_lock.
+ * f->lock guards buf only, and is never held across a user copy or while
+ * taking mt.lock: mmap takes it under mmap_lock, a copy may fault and take
+ * mmap_lock, and mt.lock is held around uprobe registration, which takes
+ * mmap_lock.
  */
 struct mt_file {
 	struct mutex lock;
@@ -98,7 +102,7 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 	v.stat_rec_size = sizeof(struct memtrace_stat_rec);
 	v.alloc_rec_size = sizeof(struct memtrace_alloc_rec);
 	v.cache_rec_size = sizeof(struct memtrace_cache_rec);
-	v.features = mt_available_events();
+	v.features = mt_available_events() | MEMTRACE_FEAT_TRACE;
 	strscpy(v.module_version, MEMTRACE_MODULE_VERSION, sizeof(v.module_version));
 	if (copy_to_user(arg, &v, sizeof(v)))
 		return -EFAULT;
@@ -172,6 +176,7 @@ static long mt_ioctl_set_buffer(struct mt_file *f, void __user *arg)
 static long mt_ioctl_snapshot(struct mt_file *f, void __user *arg)
 {
 	struct memtrace_snapshot_req req;
+	struct mt_buf *b;
 	int ret;
 
 	ret = mt_copy_sized(&req, sizeof(req), MEMTRACE_SNAPSHOT_REQ_SIZE_VER0, arg);
@@ -182,19 +187,60 @@ static long mt_ioctl_snapshot(struct mt_file *f, void __user *arg)
 	req.used = 0;
 	req.needed = 0;
 
+	/*
+	 * Hold the buffer by its reference, not by f->lock: mt.lock is taken
+	 * around uprobe registration, which nests mmap_lock inside, and mmap
+	 * takes f->lock under mmap_lock.
+	 */
 	mutex_lock(&f->lock);
-	if (!f->buf) {
+	b = f->buf;
+	if (b)
+		refcount_inc(&b->ref);
+	mutex_unlock(&f->lock);
+	if (!b) {
 		ret = -ENOBUFS;		/* MEMTRACE_IOC_SET_BUFFER first */
 	} else {
 		mt_lock();
-		ret = mt_snapshot(f->buf->mem, f->buf->size, &req);
+		ret = mt_snapshot(b->mem, b->size, &req);
 		mt_unlock();
+		mt_buf_put(b);
 	}
-	mutex_unlock(&f->lock);
 
 	if ((!ret || ret == -ENOSPC) &&
 	    copy_to_user(arg, &req, min_t(size_t, req.size, sizeof(req))))
 		return -EFAULT;
+	return ret;
+}
+
+static long mt_ioctl_target(struct file *file, void __user *arg)
+{
+	struct memtrace_target t;
+	int ret;
+
+	ret = mt_copy_sized(&t, sizeof(t), MEMTRACE_TARGET_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	if (t.flags || t.__pad)
+		return -EINVAL;
+	mt_lock();
+	ret = mt.tracing ? -EBUSY : mt_user_set_target(file, t.pid);
+	mt_unlock();
+	return ret;
+}
+
+static long mt_ioctl_uprobe(struct file *file, void __user *arg)
+{
+	struct memtrace_uprobe u;
+	int ret;
+
+	ret = mt_copy_sized(&u, sizeof(u), MEMTRACE_UPROBE_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	if (u.__pad)
+		return -EINVAL;
+	mt_lock();
+	ret = mt.tracing ? -EBUSY : mt_user_add_uprobe(file, u.fd, u.offset, u.func);
+	mt_unlock();
 	return ret;
 }
 
@@ -229,11 +275,71 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ret;
 	case MEMTRACE_IOC_SET_BUFFER:
 		return mt_ioctl_set_buffer(f, uarg);
+	case MEMTRACE_IOC_TARGET:
+		return mt_ioctl_target(file, uarg);
+	case MEMTRACE_IOC_UPROBE:
+		return mt_ioctl_uprobe(file, uarg);
 	case MEMTRACE_IOC_SNAPSHOT:
 		return mt_ioctl_snapshot(f, uarg);
 	default:
 		return -ENOTTY;
 	}
+}
+
+static int mt_trace_copy(void *ctx, const struct memtrace_trace_rec *recs, u32 n)
+{
+	char __user **dst = ctx;
+
+	if (copy_to_user(*dst, recs, n * sizeof(*recs)))
+		return -EFAULT;
+	*dst += n * sizeof(*recs);
+	return 0;
+}
+
+/*
+ * Trace records (MEMTRACE_CFG_TRACE), whole records only: blocks until
+ * there are some, unless O_NONBLOCK; 0 (end of file) once tracing has
+ * stopped and the ring is drained.
+ */
+static ssize_t mt_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
+{
+	const size_t rec_size = sizeof(struct memtrace_trace_rec);
+	struct mt_file *f = file->private_data;
+	struct mt_ring *r = &mt.ring;
+	char __user *dst = buf;
+	long n;
+	int ret;
+
+	if (!READ_ONCE(f->handshake_done))
+		return -EPROTO;
+	if (len < rec_size)
+		return -EINVAL;
+	for (;;) {
+		mutex_lock(&r->read_lock);
+		n = r->recs ? mt_ring_consume(r, min_t(size_t, len / rec_size, U32_MAX),
+					      mt_trace_copy, &dst) : -ENODATA;
+		mutex_unlock(&r->read_lock);
+		if (n)
+			return n < 0 ? n : n * rec_size;
+		if (!READ_ONCE(mt.tracing))
+			return 0;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(r->wait, mt_ring_pending(r) ||
+					       !READ_ONCE(mt.tracing));
+		if (ret)
+			return ret;
+	}
+}
+
+static __poll_t mt_poll(struct file *file, poll_table *wait)
+{
+	struct mt_ring *r = &mt.ring;
+
+	poll_wait(file, &r->wait, wait);
+	if (mt_ring_pending(r))
+		return EPOLLIN | EPOLLRDNORM;
+	return READ_ONCE(mt.tracing) ? 0 : EPOLLHUP;
 }
 
 static void mt_vm_open(struct vm_area_struct *vma)
@@ -289,6 +395,8 @@ static const struct file_operations mt_fops = {
 	.owner = THIS_MODULE,
 	.open = mt_open,
 	.release = mt_release,
+	.read = mt_read,
+	.poll = mt_poll,
 	.unlocked_ioctl = mt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = mt_mmap,

@@ -18,6 +18,7 @@
 
 #include "sampling.h"
 #include "tracer.h"
+#include "uprobes.h"
 
 /* Age-filtered live totals of one merged key. */
 struct mt_old {
@@ -220,7 +221,12 @@ static void mt_snap_counters(struct memtrace_snap_header *h)
 		l->cache_full += READ_ONCE(c->loss.cache_full);
 		l->free_untracked += READ_ONCE(c->loss.free_untracked);
 		l->comm_full += READ_ONCE(c->loss.comm_full);
+		l->calls_full += READ_ONCE(c->loss.calls_full);
+		l->trace_full += READ_ONCE(c->loss.trace_full);
+		h->target.nested += READ_ONCE(c->user_nested);
+		h->target.stack_faults += READ_ONCE(c->user_stack_faults);
 	}
+	mt_user_snapshot(&h->target);
 	a->live_entries = mt_livetab_count(&mt.live);
 	a->live_capacity = mt_livetab_capacity(&mt.live);
 	a->live_grows = atomic_read(&mt.live.grows) < 0 ? 0 : atomic_read(&mt.live.grows);

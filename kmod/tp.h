@@ -18,6 +18,18 @@ struct mt_tp {
 	bool registered;
 };
 
+/*
+ * The compiler checks a probe against the prototype the kernel's own trace
+ * header declares, so a tracepoint whose arguments change in some kernel
+ * fails the build instead of corrupting a probe's arguments.
+ */
+#define MT_CHECK_PROBE(event, fn)					\
+	static inline void __maybe_unused mt_check_##event(void)	\
+	{								\
+		if (0)							\
+			register_trace_##event(fn, NULL);		\
+	}
+
 /* Resolve tp for each entry; returns the events all of whose tracepoints exist. */
 u32 mt_tp_lookup(struct mt_tp *tps, size_t n);
 /* Register every entry of 'events'; all or nothing. */

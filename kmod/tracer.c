@@ -15,6 +15,7 @@
 
 #include "sampling.h"
 #include "tracer.h"
+#include "uprobes.h"
 
 struct mt_state mt = {
 	.lock = __MUTEX_INITIALIZER(mt.lock),
@@ -30,6 +31,9 @@ MODULE_PARM_DESC(live_max_entries, "Most live allocations the index grows to (de
 static uint stack_pool_mb = 32;
 module_param(stack_pool_mb, uint, 0444);
 MODULE_PARM_DESC(stack_pool_mb, "MiB of distinct stacks kept (default 32)");
+static uint trace_records = 1U << 16;
+module_param(trace_records, uint, 0444);
+MODULE_PARM_DESC(trace_records, "Trace ring records, for -t, unless the reader asks (default 65536)");
 static uint stat_slots = 1U << 15;
 module_param(stat_slots, uint, 0444);
 MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
@@ -58,6 +62,8 @@ int mt_tracer_init(void)
 		free_percpu(mt.pcpu);
 		return ret;
 	}
+	mt_user_init();
+	mt_ring_init(&mt.ring);
 	mt.cfg.size = sizeof(mt.cfg);
 	mt.cfg.events = mt_tp_available();
 	mt.cfg.stack_depth = MEMTRACE_MAX_FRAMES;
@@ -80,14 +86,32 @@ void mt_tracer_exit(void)
 	mt_lock();
 	if (mt.tracing)
 		mt_stop();
+	mt_user_release();
 	mt_free_tables();
+	mt_ring_destroy(&mt.ring);
 	mt_unlock();
 	free_percpu(mt.pcpu);
 }
 
 u32 mt_available_events(void)
 {
-	return mt_tp_available();
+	return mt_tp_available() | mt_user_available();
+}
+
+/* A session traces the kernel's allocators or one process's. */
+static int mt_attach(u32 events)
+{
+	if (events & MEMTRACE_EV_USER)
+		return mt_user_attach();
+	return mt_hooks_attach(events);
+}
+
+static void mt_detach(void)
+{
+	if (mt.attached & MEMTRACE_EV_USER)
+		mt_user_detach();
+	else
+		mt_hooks_detach();
 }
 
 static int mt_alloc_tables(void)
@@ -168,9 +192,11 @@ int mt_configure(const struct memtrace_config *cfg)
 
 	if (mt.tracing)
 		return -EBUSY;
-	if (events & ~MEMTRACE_EV_ALL)
+	if (events & ~(MEMTRACE_EV_ALL | MEMTRACE_EV_USER))
 		return -EINVAL;
-	if (events & ~mt_tp_available())
+	if ((events & MEMTRACE_EV_USER) && events != MEMTRACE_EV_USER)
+		return -EINVAL;
+	if (events & ~mt_available_events())
 		return -EOPNOTSUPP;
 	if (cfg->max_size && cfg->min_size > cfg->max_size)
 		return -EINVAL;
@@ -179,6 +205,8 @@ int mt_configure(const struct memtrace_config *cfg)
 	if (cfg->sample_every > 1 && cfg->sample_bytes)
 		return -EINVAL;
 	if (cfg->nr_caches > MEMTRACE_MAX_CACHE_FILTERS)
+		return -EINVAL;
+	if ((cfg->flags & ~MEMTRACE_CFG_TRACE) || cfg->trace_records > MT_TRACE_MAX_RECORDS)
 		return -EINVAL;
 	for (i = 0; i < cfg->nr_caches; i++) {
 		if (strnlen(cfg->caches[i], MEMTRACE_NAME_LEN) == MEMTRACE_NAME_LEN)
@@ -202,9 +230,23 @@ int mt_start(const void *owner)
 
 	if (mt.tracing)
 		return -EBUSY;
+	/* User mode needs MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE first. */
+	if ((cfg->events & MEMTRACE_EV_USER) && !mt_user_ready())
+		return -ESRCH;
 	ret = mt_alloc_tables();
 	if (ret)
 		return ret;
+	if (cfg->flags & MEMTRACE_CFG_TRACE) {
+		u32 records = cfg->trace_records ? cfg->trace_records : trace_records;
+
+		if (mt_ring_size(&mt.ring) != roundup_pow_of_two(records))
+			ret = mt_ring_resize(&mt.ring, records);
+		if (ret)
+			return ret;
+		mt_ring_clear(&mt.ring);
+	} else if (mt_ring_size(&mt.ring)) {
+		mt_ring_clear(&mt.ring);	/* no records of an earlier session */
+	}
 
 	mt.filter = (struct mt_filter) {
 		.min_size = cfg->min_size,
@@ -213,17 +255,18 @@ int mt_start(const void *owner)
 		.sample_bytes = cfg->sample_bytes,
 		.depth = cfg->stack_depth,
 		.by_cache = cfg->nr_caches > 0,
+		.trace = cfg->flags & MEMTRACE_CFG_TRACE,
 	};
 	mt.cache_filter.nr = cfg->nr_caches;
 	memcpy(mt.cache_filter.names, cfg->caches, sizeof(mt.cache_filter.names));
 	mt_clear_tables();
 
 	mt.start_ns = ktime_get_mono_fast_ns();
-	ret = mt_hooks_attach(cfg->events);
+	ret = mt_attach(cfg->events);
 	if (ret)
 		return ret;
 	mt.attached = cfg->events;
-	mt.tracing = true;
+	WRITE_ONCE(mt.tracing, true);
 	mt.has_data = true;
 	mt.owner = owner;
 	return 0;
@@ -233,9 +276,11 @@ int mt_stop(void)
 {
 	if (!mt.tracing)
 		return -EINVAL;
-	mt_hooks_detach();
-	mt.tracing = false;
+	mt_detach();
+	WRITE_ONCE(mt.tracing, false);
 	mt.owner = NULL;
+	/* A reader waiting for trace records gets the end of file. */
+	wake_up_interruptible(&mt.ring.wait);
 	return 0;
 }
 
@@ -251,12 +296,12 @@ int mt_clear(void)
 		return 0;
 	}
 	/* Quiesce the hooks, empty the tables, go on tracing. */
-	mt_hooks_detach();
+	mt_detach();
 	mt_clear_tables();
 	mt.start_ns = ktime_get_mono_fast_ns();
-	ret = mt_hooks_attach(mt.attached);
+	ret = mt_attach(mt.attached);
 	if (ret) {
-		mt.tracing = false;
+		WRITE_ONCE(mt.tracing, false);
 		mt.owner = NULL;
 	}
 	return ret;
@@ -267,5 +312,6 @@ void mt_release_owner(const void *owner)
 	mt_lock();
 	if (mt.tracing && mt.owner == owner)
 		mt_stop();
+	mt_user_release_owner(owner);
 	mt_unlock();
 }

@@ -15,6 +15,10 @@
 #include "names.h"
 #include "stacktab.h"
 #include "stattab.h"
+#include "tracering.h"
+
+/* Largest trace ring a reader may ask for: 64 B each, 1 GiB. */
+#define MT_TRACE_MAX_RECORDS	(1U << 24)
 
 /* Frames captured beyond the configured depth, for the ones trimmed off. */
 #define MT_STACK_SLACK	16
@@ -30,6 +34,8 @@ struct mt_pcpu {
 	u64 frees_matched;
 	u64 filtered;
 	u64 sampled_out;
+	u64 user_nested;		/* user mode: calls inside another */
+	u64 user_stack_faults;		/* user mode: stacks cut short */
 	struct memtrace_loss loss;
 	unsigned long frames[MEMTRACE_MAX_FRAMES + MT_STACK_SLACK];
 };
@@ -42,6 +48,7 @@ struct mt_filter {
 	u32 sample_bytes;	/* 0: off */
 	u32 depth;
 	bool by_cache;
+	bool trace;		/* queue a record per call in the trace ring */
 };
 
 struct mt_state {
@@ -67,6 +74,7 @@ struct mt_state {
 	struct mt_livetab live;
 	struct mt_stattab stats;
 	struct mt_names names;
+	struct mt_ring ring;		/* made by the first start with MEMTRACE_CFG_TRACE */
 	struct mt_pcpu __percpu *pcpu;
 };
 

@@ -22,7 +22,7 @@ enum {
 	OPT_STACK_DEPTH,
 };
 
-static const char short_options[] = ":hp:c:tao:CPs:T:z:Z:";
+static const char short_options[] = ":hp:c:O:tao:CPs:T:z:Z:";
 
 static const struct option long_options[] = {
 	{ "help",		no_argument,		NULL, 'h' },
@@ -31,6 +31,7 @@ static const struct option long_options[] = {
 	{ "slab",		no_argument,		NULL, OPT_SLAB },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
+	{ "obj",		required_argument,	NULL, 'O' },
 	{ "trace",		no_argument,		NULL, 't' },
 	{ "show-allocs",	no_argument,		NULL, 'a' },
 	{ "older",		required_argument,	NULL, 'o' },
@@ -62,12 +63,14 @@ void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "usage: %s [-h] [--version] [--kernel-leaks | --slab] [-p PID | -c COMMAND]\n"
+"       [-O OBJ]...\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
 "       [--cache NAME]... [--stack-depth N] [interval] [count]\n"
 "\n"
-"Trace outstanding kernel memory allocations that weren't freed, and explain\n"
-"memory growth, through the memtrace kernel module (/dev/memtrace), without BPF.\n"
+"Trace outstanding memory allocations that weren't freed, in the kernel or in\n"
+"one process, and explain memory growth, through the memtrace kernel module\n"
+"(/dev/memtrace), without BPF.\n"
 "\n"
 "modes:\n"
 "  --kernel-leaks        report stacks with outstanding kernel allocations,\n"
@@ -84,13 +87,17 @@ void cli_usage(FILE *out, const char *prog)
 "options:\n"
 "  -h, --help            show this help message and exit\n"
 "  --version             print the reader's version and, if loaded, the module's\n"
-"  -p PID, --pid PID     the PID to trace (user mode: not available in this\n"
-"                        version)\n"
+"  -p PID, --pid PID     the PID to trace: its malloc family, mmap and munmap,\n"
+"                        through uprobes on its libc; when it exits, the\n"
+"                        allocations in use at exit and a heap summary\n"
 "  -c COMMAND, --command COMMAND\n"
-"                        execute and trace the specified command (user mode:\n"
-"                        not available in this version)\n"
-"  -t, --trace           print trace messages for each alloc/free call (needs a\n"
-"                        module with a trace ring; none has one yet)\n"
+"                        execute and trace the specified command (split on\n"
+"                        blanks, no shell) from its first instruction\n"
+"  -O OBJ, --obj OBJ     also probe the allocator functions in this object: a\n"
+"                        path, or the name of a library the process maps\n"
+"                        (\"c\", \"jemalloc\"; repeatable, up to %d)\n"
+"  -t, --trace           print a line for each allocation recorded and each free\n"
+"                        of one, as they happen, besides the reports\n"
 "  -a, --show-allocs     show allocation addresses and sizes, with the\n"
 "                        allocating task and the allocation's age, as well as\n"
 "                        call stacks\n"
@@ -136,10 +143,14 @@ void cli_usage(FILE *out, const char *prog)
 "%s -s 5\n"
 "        Trace roughly every 5th allocation, to reduce overhead\n"
 "%s --slab --cache dentry 1 10\n"
-"        Watch the dentry cache every second, ten times\n",
-		prog, MT_INTERVAL_MAX_S, MEMTRACE_MAX_CACHE_FILTERS,
+"        Watch the dentry cache every second, ten times\n"
+"%s -p 181\n"
+"        Trace process 181's allocations; report every 5 seconds, and at its exit\n"
+"%s -c \"./leaky --input data\"\n"
+"        Run a command traced from its start; report its leaks when it exits\n",
+		prog, MT_INTERVAL_MAX_S, MT_MAX_OBJS, MEMTRACE_MAX_CACHE_FILTERS,
 		MEMTRACE_MAX_FRAMES, MEMTRACE_MAX_FRAMES,
-		prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog);
 }
 
 /*
@@ -217,6 +228,11 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 	if ((o->pid || o->command) && (kernel_leaks || slab))
 		return mt_errf(err, EINVAL, "-p/-c trace a process; they cannot be combined with %s",
 			       slab ? "--slab" : "--kernel-leaks");
+	if (o->nr_objs && !o->pid && !o->command)
+		return mt_errf(err, EINVAL, "-O names a process's allocator: it needs -p or -c");
+	if ((o->pid || o->command) && (o->percpu || o->nr_caches))
+		return mt_errf(err, EINVAL, "%s applies to kernel allocations, not to -p/-c",
+			       o->percpu ? "-P" : "--cache");
 	if (kernel_leaks && slab)
 		return mt_errf(err, EINVAL, "--kernel-leaks and --slab are different modes: choose one");
 	if (slab) {
@@ -271,6 +287,13 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			if (!optarg[0])
 				return mt_errf(err, EINVAL, "-c needs a command");
 			o->command = optarg;
+			break;
+		case 'O':
+			if (!optarg[0])
+				return mt_errf(err, EINVAL, "-O needs an object");
+			if (o->nr_objs == MT_MAX_OBJS)
+				return mt_errf(err, EINVAL, "at most %d -O objects", MT_MAX_OBJS);
+			o->objs[o->nr_objs++] = optarg;
 			break;
 		case 't':
 			o->trace = true;

@@ -19,7 +19,7 @@
 enum mt_mode {
 	MT_MODE_KERNEL_LEAKS,	/* --kernel-leaks (the default, like memleak without -p) */
 	MT_MODE_SLAB,		/* --slab */
-	MT_MODE_USER,		/* -p / -c: parsed, not available yet */
+	MT_MODE_USER,		/* -p / -c: one process's allocations, through uprobes */
 };
 
 enum mt_sort {
@@ -37,6 +37,7 @@ enum mt_action {
 #define MT_INTERVAL_MAX_S	86400U		/* one day */
 #define MT_COUNT_MAX		1000000000UL
 #define MT_TOP_MAX		1000000U
+#define MT_MAX_OBJS		8
 #define MT_OLDER_MAX_MS		(UINT64_MAX / 1000000ULL)
 
 struct mt_options {
@@ -46,6 +47,8 @@ struct mt_options {
 	unsigned long count;		/* reports before exiting; 0: until a signal */
 	int pid;			/* -p, user mode; 0 when not given */
 	const char *command;		/* -c, user mode */
+	unsigned int nr_objs;		/* -O, repeatable */
+	char *objs[MT_MAX_OBJS];	/* into argv */
 	bool trace;			/* -t */
 	bool show_allocs;		/* -a */
 	bool combined_only;		/* -C / --combined-only */

@@ -109,7 +109,8 @@ int device_open(struct mt_device *d, const char *path, struct mt_err *err)
 	if (!path || !path[0])
 		path = MEMTRACE_DEVICE;
 	d->path = path;
-	d->fd = open(path, O_RDWR | O_CLOEXEC);
+	/* Non-blocking: trace records (-t) are drained, never waited for. */
+	d->fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (d->fd < 0) {
 		int e = errno;
 
@@ -189,9 +190,62 @@ int device_start(struct mt_device *d, struct mt_err *err)
 	}
 	if (errno == EBUSY)
 		return mt_errf(err, EBUSY, "tracing already running (another memtrace-read?)");
+	if (errno == ESRCH)
+		return mt_errf(err, ESRCH, "the traced process is gone");
 	if (module_gone(errno))
 		return gone_error("start", errno, err);
 	return mt_errf(err, errno, "cannot start tracing: %s", strerror(errno));
+}
+
+int device_set_target(struct mt_device *d, int pid, struct mt_err *err)
+{
+	struct memtrace_target t = { .size = sizeof(t), .pid = pid };
+
+	if (xioctl(d->fd, MEMTRACE_IOC_TARGET, &t) == 0)
+		return 0;
+	if (errno == ESRCH)
+		return mt_errf(err, ESRCH, "pid %d: no such process (or it is exiting)", pid);
+	if (errno == EINVAL)
+		return mt_errf(err, EINVAL, "pid %d is a kernel thread: it has no user "
+			       "allocations to trace", pid);
+	if (errno == ENOTTY || errno == EOPNOTSUPP)
+		return mt_errf(err, EOPNOTSUPP, "this module has no user mode (memtrace.ko %s, "
+			       "or a kernel without uprobes)", d->version.module_version);
+	if (module_gone(errno))
+		return gone_error("set the target", errno, err);
+	return mt_errf(err, errno, "cannot trace pid %d: %s", pid, strerror(errno));
+}
+
+int device_add_uprobe(struct mt_device *d, int fd, uint64_t offset, uint32_t func,
+		      struct mt_err *err)
+{
+	struct memtrace_uprobe u = {
+		.size = sizeof(u), .fd = fd, .offset = offset, .func = func,
+	};
+
+	if (xioctl(d->fd, MEMTRACE_IOC_UPROBE, &u) == 0 || errno == EEXIST)
+		return 0;
+	if (module_gone(errno))
+		return gone_error("add a uprobe", errno, err);
+	return mt_errf(err, errno, "cannot probe offset 0x%llx: %s",
+		       (unsigned long long)offset, strerror(errno));
+}
+
+long device_read_trace(struct mt_device *d, struct memtrace_trace_rec *recs, size_t max,
+		       struct mt_err *err)
+{
+	ssize_t n;
+
+	do {
+		n = read(d->fd, recs, max * sizeof(*recs));
+	} while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return n / (ssize_t)sizeof(*recs);
+	if (errno == EAGAIN)
+		return 0;
+	if (module_gone(errno))
+		return gone_error("read trace records", errno, err);
+	return mt_errf(err, errno, "cannot read trace records: %s", strerror(errno));
 }
 
 int device_stop(struct mt_device *d, struct mt_err *err)

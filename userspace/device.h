@@ -36,6 +36,10 @@ int device_configure(struct mt_device *d, const struct memtrace_config *cfg,
 /* (Re)sizes and maps the snapshot buffer: size is rounded up to pages. */
 int device_set_buffer(struct mt_device *d, uint64_t size, struct mt_err *err);
 int device_start(struct mt_device *d, struct mt_err *err);
+/* User mode: the process to trace, then each allocator function to probe. */
+int device_set_target(struct mt_device *d, int pid, struct mt_err *err);
+int device_add_uprobe(struct mt_device *d, int fd, uint64_t offset, uint32_t func,
+		      struct mt_err *err);
 int device_stop(struct mt_device *d, struct mt_err *err);
 /*
  * Takes a snapshot, growing the buffer when the module says it is too
@@ -44,6 +48,13 @@ int device_stop(struct mt_device *d, struct mt_err *err);
  */
 int device_snapshot(struct mt_device *d, uint32_t flags, uint64_t min_age_ns,
 		    void **copy, size_t *len, struct mt_err *err);
+/*
+ * Trace records (-t): up to max whole records without waiting; returns how
+ * many (0: none now), or -errno with err set.
+ */
+long device_read_trace(struct mt_device *d, struct memtrace_trace_rec *recs, size_t max,
+		       struct mt_err *err);
+
 /* Stops tracing if this reader started it, unmaps, closes. */
 void device_close(struct mt_device *d);
 

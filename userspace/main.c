@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memtrace-read: reads /dev/memtrace and explains kernel memory leaks and
- * growth, memleak(8)-style.  main() only parses and dispatches by mode.
+ * memtrace-read: reads /dev/memtrace and explains memory leaks and
+ * growth, in the kernel or in one process, memleak(8)-style.  main() only parses and dispatches by mode.
  */
 #include <stdio.h>
 
@@ -32,8 +32,6 @@ int main(int argc, char **argv)
 	}
 	switch (opts.mode) {
 	case MT_MODE_USER:
-		fprintf(stderr, PROG ": user-mode tracing (-p/-c) is not available in this version\n");
-		return 1;
 	case MT_MODE_KERNEL_LEAKS:
 	case MT_MODE_SLAB:
 		return session_run(&opts);

@@ -23,9 +23,13 @@ unsigned int report_kind_mask(const struct mt_options *opts)
 			    : KIND_MASK_ALL & ~KIND_BIT(MEMTRACE_KIND_SLAB_PAGE);
 }
 
+#define USYM_LINES	8	/* a frame and the functions inlined at it */
+#define USYM_LINE_LEN	600
+
 void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
-		  struct ksyms *ks, const char *indent)
+		  struct ksyms *ks, struct usyms *us, const char *indent)
 {
+	static char lines[USYM_LINES * USYM_LINE_LEN];
 	const struct mt_stack *s;
 	char sym[600];
 
@@ -41,6 +45,13 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 	if (!s->nr_frames)
 		fprintf(out, "%s[empty stack]\n", indent);
 	for (uint32_t i = 0; i < s->nr_frames; i++) {
+		if (us) {
+			size_t n = usyms_format(us, s->ips[i], lines, USYM_LINE_LEN, USYM_LINES);
+
+			for (size_t l = 0; l < n; l++)
+				fprintf(out, "%s%s\n", indent, lines + l * USYM_LINE_LEN);
+			continue;
+		}
 		ksyms_format(ks, s->ips[i], sym, sizeof(sym));
 		fprintf(out, "%s%s\n", indent, sym);
 	}
@@ -65,6 +76,17 @@ void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms
 		(unsigned long long)a->allocs_recorded, (unsigned long long)a->frees_matched,
 		(unsigned long long)a->filtered, (unsigned long long)a->sampled_out,
 		(unsigned long long)a->live_entries, (unsigned long long)a->live_capacity);
+	if (snap->hdr.events & MEMTRACE_EV_USER) {
+		const struct memtrace_target_state *t = &snap->hdr.target;
+
+		fprintf(out, "User: pid %d, %u uprobes, %llu nested calls counted once, "
+			"%llu stacks cut short, %llu calls not recorded (call table full)\n",
+			t->pid, t->nr_uprobes, (unsigned long long)t->nested,
+			(unsigned long long)t->stack_faults, (unsigned long long)l->calls_full);
+	}
+	if (l->trace_full)
+		fprintf(out, "Trace: %llu records dropped (ring full: the reader fell behind)\n",
+			(unsigned long long)l->trace_full);
 	if (snap->hdr.sample_every > 1)
 		fprintf(out, "Sampling 1 in %u allocations: counts are estimates.\n",
 			snap->hdr.sample_every);
@@ -215,7 +237,11 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 		qsort(allocs, snap->nr_allocs, sizeof(*allocs), alloc_cmp);
 	}
 
-	fprintf(out, "[%s] Top %u stacks with outstanding allocations:\n", ctx->timestamp, o->top);
+	if (ctx->title)
+		fprintf(out, "[%s] %s\n", ctx->timestamp, ctx->title);
+	else
+		fprintf(out, "[%s] Top %u stacks with outstanding allocations:\n",
+			ctx->timestamp, o->top);
 	/* memleak prints the largest last, next to the prompt. */
 	for (size_t i = shown; i-- > 0;) {
 		const struct stack_total *t = ranked[i].t;
@@ -231,7 +257,7 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 				(unsigned long long)t->total_allocs,
 				(unsigned long long)t->total_bytes,
 				(unsigned long long)t->frees);
-		report_stack(out, snap, t->stack_id, ctx->ksyms, "\t\t");
+		report_stack(out, snap, t->stack_id, ctx->ksyms, ctx->usyms, "\t\t");
 	}
 	report_footer(out, snap, ctx->ksyms);
 	fputc('\n', out);

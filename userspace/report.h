@@ -13,10 +13,13 @@
 #include "ksyms.h"
 #include "snapshot.h"
 #include "trend.h"
+#include "usyms.h"
 
 struct report_ctx {
 	const struct mt_options *opts;
 	struct ksyms *ksyms;
+	struct usyms *usyms;			/* user mode: frames are the target's */
+	const char *title;			/* NULL: "Top N stacks with outstanding allocations:" */
 	const struct trend_table *trend;	/* NULL: no [growing]/[stable] tags */
 	char timestamp[16];			/* "HH:MM:SS" */
 };
@@ -33,9 +36,12 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 		 const struct stack_total *totals, size_t nr_totals,
 		 const struct report_ctx *ctx);
 
-/* The frames of a stack, one per line, each line prefixed by indent. */
+/*
+ * The frames of a stack, one per line, each line prefixed by indent:
+ * symbolized by us (user mode) if given, else by ks.
+ */
 void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
-		  struct ksyms *ks, const char *indent);
+		  struct ksyms *ks, struct usyms *us, const char *indent);
 
 /* "Lost: ..." and "Activity: ..." lines, plus sampling and symbol notes. */
 void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms *ks);

@@ -215,7 +215,7 @@ static void print_growth(FILE *out, const struct mt_snapshot *snap, const struct
 	for (i = 0; i < nr_top; i++) {
 		fprintf(out, "\t%+" PRId64 " bytes, %+" PRId64 " objects from stack\n",
 			top[i].d_bytes, top[i].d_count);
-		report_stack(out, snap, top[i].stack_id, ks, "\t\t");
+		report_stack(out, snap, top[i].stack_id, ks, NULL, "\t\t");
 	}
 }
 

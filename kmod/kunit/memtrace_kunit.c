@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suites for memtrace's in-kernel data structures: the stack table,
- * the live-allocation index, the per-CPU counters, the name tables and
- * the sampling arithmetic.  Built as its own module (memtrace_kunit.ko)
+ * the live-allocation index, the per-CPU counters, the name tables, the
+ * sampling arithmetic, user mode's table of calls in flight and the trace
+ * ring.  Built as its own module (memtrace_kunit.ko)
  * from the same sources as memtrace.ko, for kernels with KUnit.
  */
 #include <kunit/test.h>
@@ -17,6 +18,8 @@
 #include "../stattab.c"
 #include "../names.c"
 #include "../sampling.c"
+#include "../calltab.c"
+#include "../tracering.c"
 
 /* ---- stack table ---- */
 
@@ -449,6 +452,319 @@ static void mt_test_sampling_unbiased(struct kunit *test)
 			(s64)true_bytes / 100);
 }
 
+/* ---- user mode: calls in flight ---- */
+
+/* A call and a nested one return in order; the slot is given up after. */
+static void mt_test_calls_nested(struct kunit *test)
+{
+	struct mt_thread_calls *tc;
+	struct mt_calltab t;
+	struct mt_call *c, out;
+
+	KUNIT_ASSERT_EQ(test, mt_calltab_init(&t, 64), 0);
+	tc = mt_calltab_get(&t, 42);
+	KUNIT_ASSERT_NOT_NULL(test, tc);
+	c = mt_calltab_push(tc, 0x7000);	/* realloc() */
+	KUNIT_ASSERT_PTR_EQ(test, c, &tc->call[0]);
+	c->func = 3;
+	c = mt_calltab_push(tc, 0x6f00);	/* -> malloc() */
+	KUNIT_ASSERT_PTR_EQ(test, c, &tc->call[1]);
+	c->func = 1;
+	KUNIT_EXPECT_PTR_EQ(test, mt_calltab_get(&t, 42), tc);
+	KUNIT_EXPECT_PTR_EQ(test, mt_calltab_find(&t, 42), tc);
+
+	/* A return with no call at its stack pointer matches nothing. */
+	KUNIT_EXPECT_FALSE(test, mt_calltab_pop(tc, 0x6000, &out));
+	KUNIT_EXPECT_EQ(test, tc->depth, 2U);
+
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, 0x6f08, &out));
+	KUNIT_EXPECT_EQ(test, out.func, 1);
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, 0x7008, &out));
+	KUNIT_EXPECT_EQ(test, out.func, 3);
+	KUNIT_EXPECT_EQ(test, tc->tid, 0U);
+	KUNIT_EXPECT_NULL(test, mt_calltab_find(&t, 42));
+	mt_calltab_destroy(&t);
+}
+
+/* Calls left by longjmp() are dropped by the next call or return above them. */
+static void mt_test_calls_abandoned(struct kunit *test)
+{
+	struct mt_thread_calls *tc;
+	struct mt_calltab t;
+	struct mt_call *c, out;
+
+	KUNIT_ASSERT_EQ(test, mt_calltab_init(&t, 64), 0);
+	tc = mt_calltab_get(&t, 7);
+	KUNIT_ASSERT_NOT_NULL(test, tc);
+	c = mt_calltab_push(tc, 0x8000);
+	c->func = 1;
+	mt_calltab_push(tc, 0x7000)->func = 2;
+	mt_calltab_push(tc, 0x6000)->func = 3;
+	/* The two inner ones never return; a new call at 0x7800 is nested in the first. */
+	c = mt_calltab_push(tc, 0x7800);
+	KUNIT_ASSERT_PTR_EQ(test, c, &tc->call[1]);
+	c->func = 4;
+	KUNIT_EXPECT_EQ(test, tc->depth, 2U);
+	/* The outer call's return drops whatever is still above it. */
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, 0x8008, &out));
+	KUNIT_EXPECT_EQ(test, out.func, 1);
+	KUNIT_EXPECT_EQ(test, tc->depth, 0U);
+	KUNIT_EXPECT_EQ(test, tc->tid, 0U);
+	mt_calltab_destroy(&t);
+}
+
+/* Nesting beyond MT_CALL_DEPTH and more threads than slots: refused, not lost track of. */
+static void mt_test_calls_full(struct kunit *test)
+{
+	struct mt_thread_calls *tc, *held[MT_CALL_PROBES];
+	struct mt_calltab t;
+	struct mt_call out;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, mt_calltab_init(&t, MT_CALL_PROBES), 0);
+	tc = mt_calltab_get(&t, 1);
+	KUNIT_ASSERT_NOT_NULL(test, tc);
+	for (i = 0; i < MT_CALL_DEPTH; i++)
+		KUNIT_ASSERT_NOT_NULL(test, mt_calltab_push(tc, 0x9000 - i * 0x100));
+	KUNIT_EXPECT_NULL(test, mt_calltab_push(tc, 0x9000 - i * 0x100));
+	/* The refused call's return is not mistaken for a kept one. */
+	KUNIT_EXPECT_FALSE(test, mt_calltab_pop(tc, 0x9000 - i * 0x100 + 8, &out));
+	KUNIT_EXPECT_EQ(test, tc->depth, (u32)MT_CALL_DEPTH);
+	while (tc->depth)
+		KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, tc->call[tc->depth - 1].sp + 8, &out));
+
+	/* The table holds exactly its size in threads with calls in flight. */
+	for (i = 0; i < MT_CALL_PROBES; i++) {
+		held[i] = mt_calltab_get(&t, 100 + i);
+		KUNIT_ASSERT_NOT_NULL(test, held[i]);
+		mt_calltab_push(held[i], 0x1000);
+	}
+	KUNIT_EXPECT_NULL(test, mt_calltab_get(&t, 5000));
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(held[3], 0x1008, &out));
+	KUNIT_EXPECT_NOT_NULL(test, mt_calltab_get(&t, 5000));
+	mt_calltab_destroy(&t);
+}
+
+/* Threads on every CPU claim, nest and release slots at once: none shares one. */
+struct mt_calls_race {
+	struct mt_calltab t;
+	struct work_struct work[NR_CPUS > 64 ? 64 : NR_CPUS];
+	atomic_t errors;
+};
+
+static struct mt_calls_race *mt_crace;
+
+static void mt_calls_race_fn(struct work_struct *w)
+{
+	int idx = w - mt_crace->work;
+	unsigned long sp;
+	int round, thread;
+
+	for (round = 0; round < 2000; round++) {
+		/* A few "threads" per worker, all with calls in flight at once. */
+		struct mt_thread_calls *tc[4];
+
+		for (thread = 0; thread < 4; thread++) {
+			u32 tid = 1 + idx * 4 + thread;
+			struct mt_call *c;
+
+			tc[thread] = mt_calltab_get(&mt_crace->t, tid);
+			if (!tc[thread]) {
+				atomic_inc(&mt_crace->errors);
+				continue;
+			}
+			for (sp = 0x10000; sp > 0x10000 - 3 * 0x100; sp -= 0x100) {
+				c = mt_calltab_push(tc[thread], sp);
+				if (c)
+					c->size = tid;
+			}
+		}
+		for (thread = 0; thread < 4; thread++) {
+			u32 tid = 1 + idx * 4 + thread;
+			struct mt_call out;
+
+			if (!tc[thread])
+				continue;
+			for (sp = 0x10000 - 2 * 0x100; sp <= 0x10000; sp += 0x100) {
+				if (!mt_calltab_pop(tc[thread], sp + 8, &out) ||
+				    out.size != tid)
+					atomic_inc(&mt_crace->errors);
+			}
+		}
+		cond_resched();
+	}
+}
+
+static void mt_test_calls_concurrent(struct kunit *test)
+{
+	int cpu, used = 0, c;
+	u32 i;
+
+	mt_crace = kunit_kzalloc(test, sizeof(*mt_crace), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mt_crace);
+	KUNIT_ASSERT_EQ(test, mt_calltab_init(&mt_crace->t, 1024), 0);
+	for_each_online_cpu(cpu) {
+		if (cpu >= ARRAY_SIZE(mt_crace->work))
+			break;
+		INIT_WORK(&mt_crace->work[cpu], mt_calls_race_fn);
+		schedule_work_on(cpu, &mt_crace->work[cpu]);
+		used++;
+	}
+	for (c = 0; c < used; c++)
+		flush_work(&mt_crace->work[c]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mt_crace->errors), 0);
+	for (i = 0; i <= mt_crace->t.mask; i++)
+		KUNIT_EXPECT_EQ(test, mt_crace->t.slots[i].tid, 0U);
+	mt_calltab_destroy(&mt_crace->t);
+}
+
+/* ---- trace ring ---- */
+
+struct mt_ring_sink {
+	u64 addr[64];
+	u32 n;
+	int fail_after;		/* -1: never */
+};
+
+static int mt_ring_sink_copy(void *ctx, const struct memtrace_trace_rec *recs, u32 n)
+{
+	struct mt_ring_sink *k = ctx;
+	u32 i;
+
+	if (k->fail_after >= 0 && k->n >= k->fail_after)
+		return -EFAULT;
+	for (i = 0; i < n && k->n < ARRAY_SIZE(k->addr); i++)
+		k->addr[k->n++] = recs[i].addr;
+	return 0;
+}
+
+static bool mt_ring_put_addr(struct mt_ring *r, u64 addr)
+{
+	struct memtrace_trace_rec rec = { .addr = addr, .type = MEMTRACE_TRACE_ALLOC };
+	unsigned long flags;
+	bool ok;
+
+	local_irq_save(flags);
+	ok = mt_ring_put(r, &rec);
+	local_irq_restore(flags);
+	return ok;
+}
+
+/* In order, full drops the new record, and wraps around its end. */
+static void mt_test_ring_basic(struct kunit *test)
+{
+	struct mt_ring_sink k = { .fail_after = -1 };
+	struct mt_ring r;
+	u64 i;
+
+	mt_ring_init(&r);
+	KUNIT_EXPECT_EQ(test, mt_ring_pending(&r), 0ULL);
+	KUNIT_ASSERT_EQ(test, mt_ring_resize(&r, 8), 0);
+	KUNIT_EXPECT_EQ(test, mt_ring_size(&r), 8U);
+	for (i = 1; i <= 8; i++)
+		KUNIT_EXPECT_TRUE(test, mt_ring_put_addr(&r, i));
+	KUNIT_EXPECT_FALSE(test, mt_ring_put_addr(&r, 9));
+	KUNIT_EXPECT_EQ(test, mt_ring_pending(&r), 8ULL);
+
+	KUNIT_EXPECT_EQ(test, mt_ring_consume(&r, 5, mt_ring_sink_copy, &k), 5L);
+	for (i = 10; i < 15; i++)
+		KUNIT_EXPECT_TRUE(test, mt_ring_put_addr(&r, i));
+	KUNIT_EXPECT_EQ(test, mt_ring_consume(&r, 100, mt_ring_sink_copy, &k), 8L);
+	KUNIT_ASSERT_EQ(test, k.n, 13U);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, k.addr[i], i + 1);
+	for (i = 8; i < 13; i++)
+		KUNIT_EXPECT_EQ(test, k.addr[i], i + 2);
+	KUNIT_EXPECT_EQ(test, mt_ring_consume(&r, 100, mt_ring_sink_copy, &k), 0L);
+
+	/* A failing copy consumes nothing and says why. */
+	KUNIT_EXPECT_TRUE(test, mt_ring_put_addr(&r, 99));
+	k.fail_after = 0;
+	KUNIT_EXPECT_EQ(test, mt_ring_consume(&r, 100, mt_ring_sink_copy, &k), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, mt_ring_pending(&r), 1ULL);
+	mt_ring_clear(&r);
+	KUNIT_EXPECT_EQ(test, mt_ring_pending(&r), 0ULL);
+	mt_ring_destroy(&r);
+}
+
+/* Every CPU produces while one consumer drains: nothing lost or duplicated. */
+#define MT_RING_RACE_PER_CPU	20000
+struct mt_ring_race {
+	struct mt_ring r;
+	struct work_struct work[NR_CPUS > 64 ? 64 : NR_CPUS];
+	atomic_t dropped;
+	atomic_t producing;
+	u32 next[NR_CPUS > 64 ? 64 : NR_CPUS];	/* consumer: next sequence per producer */
+	atomic_t errors;
+};
+
+static struct mt_ring_race *mt_rrace;
+
+static void mt_ring_race_fn(struct work_struct *w)
+{
+	u64 idx = w - mt_rrace->work, seq = 0;
+	int i;
+
+	for (i = 0; i < MT_RING_RACE_PER_CPU; i++) {
+		/* A dropped record is retried, so the sequence has no holes. */
+		while (!mt_ring_put_addr(&mt_rrace->r, idx << 32 | seq)) {
+			atomic_inc(&mt_rrace->dropped);
+			cond_resched();	/* the consumer may need this CPU */
+		}
+		seq++;
+	}
+	atomic_dec(&mt_rrace->producing);
+}
+
+static int mt_ring_race_copy(void *ctx, const struct memtrace_trace_rec *recs, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u32 p = recs[i].addr >> 32, seq = (u32)recs[i].addr;
+
+		if (p >= ARRAY_SIZE(mt_rrace->next) || mt_rrace->next[p] != seq)
+			atomic_inc(&mt_rrace->errors);
+		else
+			mt_rrace->next[p]++;
+	}
+	return 0;
+}
+
+static void mt_test_ring_concurrent(struct kunit *test)
+{
+	int cpu, used = 0, c;
+
+	mt_rrace = kunit_kzalloc(test, sizeof(*mt_rrace), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mt_rrace);
+	mt_ring_init(&mt_rrace->r);
+	KUNIT_ASSERT_EQ(test, mt_ring_resize(&mt_rrace->r, 1024), 0);
+	for_each_online_cpu(cpu) {
+		if (cpu >= ARRAY_SIZE(mt_rrace->work))
+			break;
+		used++;
+	}
+	atomic_set(&mt_rrace->producing, used);
+	for (c = 0; c < used; c++) {
+		INIT_WORK(&mt_rrace->work[c], mt_ring_race_fn);
+		schedule_work_on(c, &mt_rrace->work[c]);
+	}
+	while (atomic_read(&mt_rrace->producing) || mt_ring_pending(&mt_rrace->r)) {
+		mutex_lock(&mt_rrace->r.read_lock);
+		mt_ring_consume(&mt_rrace->r, 256, mt_ring_race_copy, NULL);
+		mutex_unlock(&mt_rrace->r.read_lock);
+		cond_resched();
+	}
+	for (c = 0; c < used; c++)
+		flush_work(&mt_rrace->work[c]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mt_rrace->errors), 0);
+	for (c = 0; c < used; c++)
+		KUNIT_EXPECT_EQ(test, mt_rrace->next[c], (u32)MT_RING_RACE_PER_CPU);
+	kunit_info(test, "%d producers, %d full-ring retries\n", used,
+		   atomic_read(&mt_rrace->dropped));
+	mt_ring_destroy(&mt_rrace->r);
+}
+
 static struct kunit_case mt_stack_cases[] = {
 	KUNIT_CASE(mt_test_stack_dedup),
 	KUNIT_CASE(mt_test_stack_collisions),
@@ -474,6 +790,30 @@ static struct kunit_case mt_misc_cases[] = {
 	{}
 };
 
+static struct kunit_case mt_calls_cases[] = {
+	KUNIT_CASE(mt_test_calls_nested),
+	KUNIT_CASE(mt_test_calls_abandoned),
+	KUNIT_CASE(mt_test_calls_full),
+	KUNIT_CASE(mt_test_calls_concurrent),
+	{}
+};
+
+static struct kunit_case mt_ring_cases[] = {
+	KUNIT_CASE(mt_test_ring_basic),
+	KUNIT_CASE(mt_test_ring_concurrent),
+	{}
+};
+
+static struct kunit_suite mt_ring_suite = {
+	.name = "memtrace_tracering",
+	.test_cases = mt_ring_cases,
+};
+
+static struct kunit_suite mt_calls_suite = {
+	.name = "memtrace_calltab",
+	.test_cases = mt_calls_cases,
+};
+
 static struct kunit_suite mt_stack_suite = {
 	.name = "memtrace_stacktab",
 	.test_cases = mt_stack_cases,
@@ -489,7 +829,8 @@ static struct kunit_suite mt_misc_suite = {
 	.test_cases = mt_misc_cases,
 };
 
-kunit_test_suites(&mt_stack_suite, &mt_live_suite, &mt_misc_suite);
+kunit_test_suites(&mt_stack_suite, &mt_live_suite, &mt_misc_suite,
+		  &mt_calls_suite, &mt_ring_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests of memtrace's data structures");

@@ -26,8 +26,8 @@ expect_fail "interval 0 is a usage error" "interval '0' out of range" \
 load_memtrace || { not_ok "load memtrace.ko"; exit 1; }
 expect_fail "unknown cache name is named" 'no_such_cache' \
 	memtrace-read --kernel-leaks --cache no_such_cache 1 1
-expect_fail "-t needs the trace ring, which this module lacks" 'not supported' \
-	memtrace-read --kernel-leaks -t 1 1
+expect_fail "-t with --slab is refused" 'applies to --kernel-leaks' \
+	memtrace-read --slab -t 1 1
 
 memtrace-read --kernel-leaks 30 1 >/tmp/first.out 2>&1 &
 first=$!

@@ -5,9 +5,12 @@
 # Exit status 0 iff no "not ok".
 #
 # usage: run-guest.sh --kernel IMAGE --label LABEL [--ko-dir DIR ...]
-#          [--bin-dir DIR ...] --scripts 'GLOB' [--scripts 'GLOB' ...]
+#          [--bin-dir DIR ...] [--data-dir DIR ...]
+#          --scripts 'GLOB' [--scripts 'GLOB' ...]
 #          [--timeout SEC] [--script-timeout SEC] [--append 'cmdline']
 #          [--mem MB] [--bzimage] [--sign KTREE] [--timeout-scale N]
+#   --data-dir        copy every file of DIR into the guest's /data
+#                     (expected results computed on the host)
 #   --timeout         whole qemu run (default 600)
 #   --script-timeout  per script (default 300); a script may set its own
 #                     with a line "# mtt-timeout: SEC"
@@ -22,8 +25,9 @@
 #
 # Guest layout: busybox applets, /memtrace/*.ko (every *.ko of each --ko-dir),
 # /usr/bin/* (every executable of each --bin-dir, with the shared libraries
-# ldd finds), /tests/<script> (run with sh in sorted name order; lib.sh is
-# never run), /tests/lib.sh (tests/e2e/lib.sh).
+# ldd finds), /data/* (every file of each --data-dir), /tests/<script> (run
+# with sh in sorted name order; lib.sh is never run), /tests/lib.sh
+# (tests/e2e/lib.sh).
 # Logs: build/logs/LABEL-console.log (full serial console), LABEL-qemu.log.
 set -u
 
@@ -36,13 +40,14 @@ usage() {
 }
 
 KERNEL='' LABEL='' TIMEOUT=600 SCRIPT_TIMEOUT=300 APPEND='' MEM=${MEM:-1024} BZIMAGE=0 SIGN_TREE='' SCALE=1
-KO_DIRS=() BIN_DIRS=() GLOBS=()
+KO_DIRS=() BIN_DIRS=() DATA_DIRS=() GLOBS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
 	--label) LABEL=$2; shift 2 ;;
 	--ko-dir) KO_DIRS+=("$2"); shift 2 ;;
 	--bin-dir) BIN_DIRS+=("$2"); shift 2 ;;
+	--data-dir) DATA_DIRS+=("$2"); shift 2 ;;
 	--scripts) GLOBS+=("$2"); shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--script-timeout) SCRIPT_TIMEOUT=$2; shift 2 ;;
@@ -167,6 +172,16 @@ done
 for l in "${!libs[@]}"; do
 	copy_host "$l" || fail "guest setup (cannot copy $l)"
 done
+ndata=0
+for d in "${DATA_DIRS[@]}"; do
+	[ -d "$d" ] || { echo "# $LABEL: --data-dir $d does not exist"; continue; }
+	mkdir -p "$root/data"
+	for f in "$d"/*; do
+		[ -f "$f" ] || continue
+		cp -L "$f" "$root/data/" || fail "guest setup (cannot copy $f)"
+		ndata=$((ndata + 1))
+	done
+done
 
 scripts=()
 for g in "${GLOBS[@]}"; do
@@ -197,7 +212,7 @@ chmod 0755 "$root/init"
 	cpio --null -o -H newc -R 0:0 --quiet) >"$work/initrd" ||
 	fail "guest setup (cpio)"
 t_initrd=$(date +%s.%N)
-echo "# $LABEL: initramfs $(du -k "$work/initrd" | cut -f1) KiB: ${#scripts[@]} scripts, $nko modules, $nbin programs, ${#libs[@]} libraries"
+echo "# $LABEL: initramfs $(du -k "$work/initrd" | cut -f1) KiB: ${#scripts[@]} scripts, $nko modules, $nbin programs, ${#libs[@]} libraries, $ndata data files"
 
 # ------------------------------------------------------------------ kernel
 # Booting a compressed bzImage under TCG spends 5-7 s in the decompressor.

@@ -67,6 +67,73 @@ static int snapshot(int fd, struct memtrace_snapshot_req *r)
 	return ioctl(fd, MEMTRACE_IOC_SNAPSHOT, r);
 }
 
+/* User mode's target and uprobes, the trace ring's configuration and read(2). */
+static void user_mode_errors(int fd)
+{
+	struct memtrace_target t = { .size = sizeof(t) };
+	struct memtrace_uprobe u = { .size = sizeof(u), .offset = 0x1000,
+				     .func = MEMTRACE_UFN_MALLOC };
+	struct memtrace_trace_rec rec;
+	struct memtrace_config c;
+	int exe = open("/proc/self/exe", O_RDONLY), dir = open("/", O_RDONLY);
+
+	u.fd = exe;
+	expect("uprobe before any target", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), ESRCH);
+	t.pid = -1;
+	expect("negative target pid", ioctl(fd, MEMTRACE_IOC_TARGET, &t), EINVAL);
+	t.pid = 0x7ffffff0;
+	expect("target pid that does not exist", ioctl(fd, MEMTRACE_IOC_TARGET, &t), ESRCH);
+	t.pid = 2;
+	expect("kernel thread as target", ioctl(fd, MEMTRACE_IOC_TARGET, &t), EINVAL);
+	t.pid = getpid();
+	t.flags = 1;
+	expect("unknown target flags", ioctl(fd, MEMTRACE_IOC_TARGET, &t), EINVAL);
+	t.flags = 0;
+	expect("this process as target", ioctl(fd, MEMTRACE_IOC_TARGET, &t), 0);
+	u.func = 0;
+	expect("uprobe of function 0", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EINVAL);
+	u.func = MEMTRACE_UFN_MAX + 1;
+	expect("uprobe of an unknown function", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EINVAL);
+	u.func = MEMTRACE_UFN_MALLOC;
+	u.fd = -1;
+	expect("uprobe with a bad descriptor", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EBADF);
+	u.fd = dir;
+	expect("uprobe in a directory", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EINVAL);
+	u.fd = exe;
+	u.offset = 1ULL << 40;
+	expect("uprobe beyond the end of the file", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EINVAL);
+	u.offset = 0x1000;
+	u.__pad = 1;
+	expect("uprobe with non-zero padding", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EINVAL);
+	u.__pad = 0;
+	expect("uprobe", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), 0);
+	expect("the same uprobe twice is refused", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EEXIST);
+
+	memset(&c, 0, sizeof(c));
+	c.events = MEMTRACE_EV_USER | MEMTRACE_EV_KMALLOC;
+	expect("user and kernel events together", config(fd, &c), EINVAL);
+	memset(&c, 0, sizeof(c));
+	c.flags = 1U << 9;
+	expect("unknown config flags", config(fd, &c), EINVAL);
+	memset(&c, 0, sizeof(c));
+	c.flags = MEMTRACE_CFG_TRACE;
+	c.trace_records = 1U << 30;
+	expect("trace ring beyond the maximum", config(fd, &c), EINVAL);
+	expect("read(2) into less than one record",
+	       read(fd, &rec, sizeof(rec) - 1) < 0 ? -1 : 0, EINVAL);
+
+	t.pid = 0;
+	expect("no target", ioctl(fd, MEMTRACE_IOC_TARGET, &t), 0);
+	memset(&c, 0, sizeof(c));
+	c.events = MEMTRACE_EV_USER;
+	expect("user events", config(fd, &c), 0);
+	expect("start in user mode without a target", ioctl(fd, MEMTRACE_IOC_START), ESRCH);
+	memset(&c, 0, sizeof(c));
+	expect("back to the default configuration", config(fd, &c), 0);
+	close(exe);
+	close(dir);
+}
+
 int main(void)
 {
 	struct memtrace_version v = { .abi_version = MEMTRACE_ABI_VERSION + 100 };
@@ -200,6 +267,7 @@ int main(void)
 	expect("stop", ioctl(fd2, MEMTRACE_IOC_STOP), 0);
 	expect("clear while stopped", ioctl(fd2, MEMTRACE_IOC_CLEAR), 0);
 	expect("snapshot after clear has no data", snapshot(fd2, &req), ENODATA);
+	user_mode_errors(fd2);
 	close(fd2);
 	return failures ? 1 : 0;
 }

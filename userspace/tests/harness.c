@@ -134,6 +134,9 @@ int main(int argc, char **argv)
 	trend_tests();
 	report_tests();
 	slabview_tests();
+	usyms_tests();
+	elfsyms_tests();
+	procmaps_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -30,5 +30,8 @@ void snapshot_tests(void);
 void report_tests(void);
 void trend_tests(void);
 void slabview_tests(void);
+void usyms_tests(void);
+void elfsyms_tests(void);
+void procmaps_tests(void);
 
 #endif

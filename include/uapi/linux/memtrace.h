@@ -59,6 +59,15 @@ struct memtrace_version {
 #define MEMTRACE_EV_PERCPU	(1U << 3)	/* percpu_alloc / free_percpu */
 #define MEMTRACE_EV_ALL		(MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE | \
 				 MEMTRACE_EV_PAGE | MEMTRACE_EV_PERCPU)
+/*
+ * User allocators of the target process (MEMTRACE_IOC_TARGET), through the
+ * uprobes handed over by MEMTRACE_IOC_UPROBE.  Never part of "0 means all":
+ * a session traces the kernel or one process.
+ */
+#define MEMTRACE_EV_USER	(1U << 4)
+
+/* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
+#define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
 
 /* ---- MEMTRACE_IOC_CONFIG: what to record ----------------------------- */
 
@@ -73,8 +82,19 @@ struct memtrace_config {
 	__u32 nr_caches;	/* entries used in caches[] */
 	/* record only slab allocations from these caches (names as in slabinfo) */
 	char caches[MEMTRACE_MAX_CACHE_FILTERS][MEMTRACE_NAME_LEN];
+	/* since MEMTRACE_FEAT_TRACE: */
+	__u32 flags;		/* MEMTRACE_CFG_* */
+	__u32 trace_records;	/* trace ring size in records (power of 2); 0: default */
 };
 #define MEMTRACE_CONFIG_SIZE_VER0	296
+
+/*
+ * Also queue a struct memtrace_trace_rec for every allocation recorded and
+ * every free of a recorded one, to be read(2) from the device (poll(2)
+ * says when there are some).  A full ring drops records, counted in
+ * memtrace_loss.trace_full.
+ */
+#define MEMTRACE_CFG_TRACE	(1U << 0)
 
 /* ---- MEMTRACE_IOC_SNAPSHOT: copy the state into the mapped buffer ----- */
 
@@ -106,7 +126,13 @@ struct memtrace_loss {
 	__u64 cache_full;	/* cache-name table full: kept as MEMTRACE_CACHE_NONE */
 	__u64 free_untracked;	/* free of an address not in the index */
 	__u64 comm_full;	/* task-name table full: comm shown as "?" */
-	__u64 __reserved[4];
+	/*
+	 * User mode: an allocator call not recorded because more threads had
+	 * calls in flight than the module's call table holds.
+	 */
+	__u64 calls_full;
+	__u64 trace_full;	/* trace records dropped: the reader fell behind */
+	__u64 __reserved[2];
 };
 
 struct memtrace_activity {
@@ -123,6 +149,23 @@ struct memtrace_activity {
 	__u64 stack_pool_used;	/* bytes of the stack pool in use */
 	__u64 stack_pool_size;	/* bytes of the stack pool */
 };
+
+/*
+ * The traced process, in user mode.  Grown at the end of the header, so a
+ * reader checks header_size before reading it.
+ */
+struct memtrace_target_state {
+	__s32 pid;		/* thread group traced; 0: no target */
+	__u32 flags;		/* MEMTRACE_TARGET_* */
+	__u64 exec_ns;		/* CLOCK_MONOTONIC of its last exec seen, or 0 */
+	__u64 nested;		/* allocator calls inside another one (realloc -> malloc): counted once, as the outer */
+	__u64 stack_faults;	/* user stacks cut short by an unreadable frame */
+	__u32 nr_uprobes;	/* uprobes registered (entry + return count as one) */
+	__u32 __pad;
+};
+
+/* The target exec'd: its earlier image's allocations were let go. */
+#define MEMTRACE_TARGET_EXECED	(1U << 0)
 
 struct memtrace_snap_header {
 	__u32 magic;		/* MEMTRACE_SNAP_MAGIC */
@@ -151,6 +194,7 @@ struct memtrace_snap_header {
 
 	struct memtrace_activity activity;
 	struct memtrace_loss loss;
+	struct memtrace_target_state target;	/* user mode */
 };
 
 #define MEMTRACE_STATE_STOPPED	0
@@ -174,6 +218,10 @@ struct memtrace_stack_rec {
  * own stacks.  Only in old_* counts, as the state of the page may change.
  */
 #define MEMTRACE_KIND_SLAB_PAGE	5
+/* User mode: malloc and its family, by the target process.  Addresses are user addresses. */
+#define MEMTRACE_KIND_USER	6
+/* User mode: mmap / mremap, by the target process. */
+#define MEMTRACE_KIND_USER_MMAP	7
 
 /*
  * Counters of one (stack, cache, kind).  Totals count every recorded event
@@ -225,6 +273,70 @@ struct memtrace_cache_rec {
 /* The cache passes the configured cache filter (or there is none). */
 #define MEMTRACE_CACHE_SELECTED	(1U << 0)
 
+/* ---- Trace records: read(2) of /dev/memtrace --------------------------- */
+
+/* One allocation or free; read(2) returns whole records only. */
+struct memtrace_trace_rec {
+	__u64 ts_ns;		/* CLOCK_MONOTONIC */
+	__u64 addr;		/* as in memtrace_alloc_rec */
+	__u64 caller;		/* innermost frame of the allocation's stack, or 0 */
+	__u32 stack_id;		/* the allocation's stack */
+	__u32 bytes_req;
+	__u32 bytes_alloc;
+	__u32 pid;		/* the task allocating, or freeing */
+	__u8 type;		/* MEMTRACE_TRACE_* */
+	__u8 kind;		/* MEMTRACE_KIND_* */
+	__u16 cache_id;
+	__u32 __pad;
+	char comm[MEMTRACE_COMM_LEN];
+};
+
+#define MEMTRACE_TRACE_ALLOC	1
+#define MEMTRACE_TRACE_FREE	2
+
+/* ---- User mode: MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE ------------ */
+
+struct memtrace_target {
+	__u32 size;		/* sizeof(struct memtrace_target) */
+	__s32 pid;		/* process (thread group id) to trace; 0: none */
+	__u32 flags;		/* none defined: 0 */
+	__u32 __pad;
+};
+#define MEMTRACE_TARGET_SIZE_VER0	16
+
+/* The user allocator functions memtrace knows how to read. */
+#define MEMTRACE_UFN_MALLOC		1	/* malloc(size) */
+#define MEMTRACE_UFN_CALLOC		2	/* calloc(n, size) */
+#define MEMTRACE_UFN_REALLOC		3	/* realloc(ptr, size) */
+#define MEMTRACE_UFN_REALLOCARRAY	4	/* reallocarray(ptr, n, size) */
+#define MEMTRACE_UFN_FREE		5	/* free(ptr) */
+#define MEMTRACE_UFN_POSIX_MEMALIGN	6	/* posix_memalign(&ptr, align, size) */
+#define MEMTRACE_UFN_ALIGNED_ALLOC	7	/* aligned_alloc(align, size) */
+#define MEMTRACE_UFN_MEMALIGN		8	/* memalign(align, size) */
+#define MEMTRACE_UFN_VALLOC		9	/* valloc(size) */
+#define MEMTRACE_UFN_PVALLOC		10	/* pvalloc(size) */
+#define MEMTRACE_UFN_MMAP		11	/* mmap(addr, len, ...) */
+#define MEMTRACE_UFN_MUNMAP		12	/* munmap(addr, len) */
+#define MEMTRACE_UFN_MREMAP		13	/* mremap(old, old_len, new_len, ...) */
+#define MEMTRACE_UFN_MAX		13
+
+/*
+ * One allocator function to probe: the file (an open descriptor of the ELF
+ * object, e.g. libc as the target maps it) and the file offset of the
+ * function's first instruction.  Probes are armed by MEMTRACE_IOC_START,
+ * only in the target's address space, and removed by STOP, by a new
+ * target, or when the file that added them is closed.
+ */
+struct memtrace_uprobe {
+	__u32 size;		/* sizeof(struct memtrace_uprobe) */
+	__s32 fd;		/* regular file, open for reading */
+	__u64 offset;		/* file offset of the entry point */
+	__u32 func;		/* MEMTRACE_UFN_* */
+	__u32 __pad;
+};
+#define MEMTRACE_UPROBE_SIZE_VER0	24
+#define MEMTRACE_MAX_UPROBES		64
+
 /* ---- ioctls ------------------------------------------------------------ */
 
 #define MEMTRACE_IOC_VERSION	_IOWR(MEMTRACE_IOC_MAGIC, 0x00, struct memtrace_version)
@@ -235,5 +347,8 @@ struct memtrace_cache_rec {
 /* size in bytes of the snapshot buffer that mmap then maps; page multiple */
 #define MEMTRACE_IOC_SET_BUFFER	_IOW(MEMTRACE_IOC_MAGIC, 0x05, __u64)
 #define MEMTRACE_IOC_SNAPSHOT	_IOWR(MEMTRACE_IOC_MAGIC, 0x06, struct memtrace_snapshot_req)
+/* Set the process to trace; clears the uprobes added for the previous one. */
+#define MEMTRACE_IOC_TARGET	_IOW(MEMTRACE_IOC_MAGIC, 0x07, struct memtrace_target)
+#define MEMTRACE_IOC_UPROBE	_IOW(MEMTRACE_IOC_MAGIC, 0x08, struct memtrace_uprobe)
 
 #endif /* _UAPI_LINUX_MEMTRACE_H */

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User mode: a process's allocations, from uprobes on its allocator
+ * functions (malloc and family, mmap, munmap, mremap).
+ *
+ * The reader names the process (MEMTRACE_IOC_TARGET) and hands over each
+ * function as an open file and the file offset of its entry
+ * (MEMTRACE_IOC_UPROBE); it finds them with libelf, so the module parses
+ * no ELF.  Starting registers a uprobe per function, and a return probe
+ * where the result matters.  The filter arms them in the target's address
+ * space only: no other process takes a trap, and a child it forks has the
+ * breakpoints removed at its first hit.
+ *
+ * Handlers run in the calling thread, in process context, on its way back
+ * to user mode.  They still use the hooks' entry guard (the per-CPU state
+ * they share with the kernel hooks is touched with interrupts off) and
+ * read user memory with copy_from_user_nofault(), so a stack walk is
+ * bounded and never sleeps.  The entry half of a call waits in the call
+ * table (calltab.h) for its return.
+ *
+ * An exec by the target ends its tracing: the new image has another mm,
+ * which the filter refuses.  The live set at exec is kept and reported.
+ */
+#define pr_fmt(fmt) "memtrace: " fmt
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include <trace/events/sched.h>
+
+#include "calltab.h"
+#include "compat.h"
+#include "hooks.h"
+#include "tp.h"
+#include "uprobes.h"
+
+static uint user_call_slots = 4096;
+module_param(user_call_slots, uint, 0444);
+MODULE_PARM_DESC(user_call_slots,
+		 "User mode: threads with an allocator call in flight at once (default 4096)");
+
+struct mt_uprobe {
+	struct uprobe_consumer uc;
+	struct mt_uprobe_handle handle;
+	struct file *file;	/* keeps the inode (and its mount) while probed */
+	loff_t offset;
+	u8 func;		/* MEMTRACE_UFN_* */
+	bool registered;
+};
+
+static struct {
+	const void *owner;	/* file that set the target */
+	pid_t pid;		/* as the owner named it */
+	pid_t tgid;		/* in the initial namespace, as the tracepoints see it */
+	/* The target's address space, referenced (mmgrab) so it cannot be reused. */
+	struct mm_struct *mm;
+	struct mt_uprobe probes[MEMTRACE_MAX_UPROBES];
+	u32 nr_probes;
+	bool armed;
+	struct mt_calltab calls;
+	u64 exec_ns;		/* written by the exec probe */
+} mt_user;
+
+/* ---- what a call means --------------------------------------------- */
+
+static bool mt_ufn_has_return(u8 func)
+{
+	return func != MEMTRACE_UFN_FREE && func != MEMTRACE_UFN_MUNMAP;
+}
+
+static u8 mt_ufn_kind(u8 func)
+{
+	return func == MEMTRACE_UFN_MMAP || func == MEMTRACE_UFN_MREMAP ?
+	       MEMTRACE_KIND_USER_MMAP : MEMTRACE_KIND_USER;
+}
+
+/* The bytes asked for, and the block a resizing call is given. */
+static void mt_ufn_args(u8 func, struct pt_regs *regs, u64 *size,
+			unsigned long *ptr)
+{
+	unsigned long a0 = regs_get_kernel_argument(regs, 0);
+	unsigned long a1 = regs_get_kernel_argument(regs, 1);
+	unsigned long a2 = regs_get_kernel_argument(regs, 2);
+
+	*ptr = 0;
+	switch (func) {
+	case MEMTRACE_UFN_CALLOC:
+		/* An overflowing calloc() fails; size 0 records nothing odd. */
+		if (check_mul_overflow((u64)a0, (u64)a1, size))
+			*size = 0;
+		break;
+	case MEMTRACE_UFN_REALLOC:
+		*ptr = a0;
+		*size = a1;
+		break;
+	case MEMTRACE_UFN_REALLOCARRAY:
+		*ptr = a0;
+		if (check_mul_overflow((u64)a1, (u64)a2, size))
+			*size = 0;
+		break;
+	case MEMTRACE_UFN_POSIX_MEMALIGN:
+		*ptr = a0;	/* where the result goes */
+		*size = a2;
+		break;
+	case MEMTRACE_UFN_ALIGNED_ALLOC:
+	case MEMTRACE_UFN_MEMALIGN:
+	case MEMTRACE_UFN_MMAP:
+		*size = a1;
+		break;
+	case MEMTRACE_UFN_MREMAP:
+		*ptr = a0;
+		*size = a2;
+		break;
+	default:	/* malloc, valloc, pvalloc */
+		*size = a0;
+		break;
+	}
+}
+
+/* ---- user stacks ------------------------------------------------------ */
+
+/*
+ * The return addresses of the call, innermost first, by frame pointers.
+ * At a function's first instruction its return address is at [sp] and the
+ * frame pointer is still the caller's, so [sp] comes first (or the caller
+ * would be lost), then the caller's chain of {next fp, return address}.
+ * A frame must lie above the one before it: a stack walk always ends.
+ */
+static unsigned int mt_user_stack(struct pt_regs *regs, unsigned long *ip,
+				  unsigned int max, bool *faulted)
+{
+	unsigned long sp = user_stack_pointer(regs);
+	unsigned long fp = frame_pointer(regs);
+	struct {
+		unsigned long next_fp;
+		unsigned long ret;
+	} frame;
+	unsigned int nr = 0;
+
+	*faulted = false;
+	if (!max)
+		return 0;
+	if (copy_from_user_nofault(&ip[0], (const void __user *)sp, sizeof(ip[0]))) {
+		*faulted = true;
+		return 0;
+	}
+	nr = 1;
+	while (nr < max) {
+		if (fp <= sp || !IS_ALIGNED(fp, sizeof(long)))
+			break;
+		if (copy_from_user_nofault(&frame, (const void __user *)fp,
+					   sizeof(frame))) {
+			*faulted = true;
+			break;
+		}
+		if (!frame.ret)
+			break;
+		ip[nr++] = frame.ret;
+		sp = fp;
+		fp = frame.next_fp;
+	}
+	return nr;
+}
+
+/* ---- the handlers ------------------------------------------------------ */
+
+static bool mt_user_is_target(void)
+{
+	return current->mm == READ_ONCE(mt_user.mm);
+}
+
+/* free(), munmap(): the block is gone at entry already, for our purpose. */
+static void mt_user_free(unsigned long addr, u8 kind)
+{
+	struct mt_pcpu *c;
+	unsigned long flags;
+
+	if (!addr)
+		return;
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	if (!mt_account_free(c, addr, kind))
+		c->loss.free_untracked++;
+	mt_hook_exit(c, flags);
+}
+
+static void mt_user_call(u8 func, struct pt_regs *regs)
+{
+	const struct mt_filter *f = &mt.filter;
+	struct mt_thread_calls *tc;
+	struct mt_call *call;
+	struct mt_pcpu *c;
+	unsigned long flags, ptr;
+	unsigned int nr;
+	bool faulted;
+	u64 size;
+
+	mt_ufn_args(func, regs, &size, &ptr);
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	tc = mt_calltab_get(&mt_user.calls, current->pid);
+	if (unlikely(!tc)) {
+		c->loss.calls_full++;
+		goto out;
+	}
+	call = mt_calltab_push(tc, user_stack_pointer(regs));
+	if (!call || call != &tc->call[0]) {
+		/* realloc() -> malloc(), malloc() -> mmap(): the outer call counts. */
+		c->user_nested++;
+		goto out;
+	}
+	call->func = func;
+	call->size = size;
+	call->ptr = ptr;
+	call->flags = MT_CALL_OUTER;
+
+	c->allocs_seen++;
+	if (size < f->min_size || (f->max_size && size > f->max_size)) {
+		c->filtered++;
+		goto out;
+	}
+	if (!mt_sample(c, f, size)) {
+		c->sampled_out++;
+		goto out;
+	}
+	call->flags |= MT_CALL_RECORD;
+	nr = mt_user_stack(regs, c->frames, f->depth, &faulted);
+	if (faulted)
+		c->user_stack_faults++;
+	call->stack_id = mt_stacktab_intern(&mt.stacks, c->frames, nr);
+	if (unlikely(call->stack_id == MEMTRACE_STACK_NONE))
+		c->loss.stack_full++;
+out:
+	mt_hook_exit(c, flags);
+}
+
+/* The address a successful call returned; false if it failed. */
+static bool mt_ufn_result(const struct mt_call *call, unsigned long ret,
+			  unsigned long *addr)
+{
+	switch (call->func) {
+	case MEMTRACE_UFN_POSIX_MEMALIGN:
+		/* Returns an error number; the block is stored through ptr. */
+		if (ret)
+			return false;
+		return !copy_from_user_nofault(addr, (const void __user *)call->ptr,
+					       sizeof(*addr)) && *addr;
+	case MEMTRACE_UFN_MMAP:
+	case MEMTRACE_UFN_MREMAP:
+		*addr = ret;
+		return !IS_ERR_VALUE(ret);	/* MAP_FAILED is (void *)-1 */
+	default:
+		*addr = ret;
+		return ret != 0;
+	}
+}
+
+static void mt_user_return(const struct mt_call *call, unsigned long ret)
+{
+	bool ok, resized;
+	struct mt_pcpu *c;
+	unsigned long flags, addr = 0;
+	struct mt_live e;
+
+	ok = mt_ufn_result(call, ret, &addr);
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	/*
+	 * realloc() frees the old block when it succeeds, and when asked
+	 * for 0 bytes (glibc then returns NULL); mremap() unmaps the old
+	 * mapping when it succeeds.
+	 */
+	resized = (call->func == MEMTRACE_UFN_REALLOC ||
+		   call->func == MEMTRACE_UFN_REALLOCARRAY) &&
+		  (ok || !call->size);
+	if (call->func == MEMTRACE_UFN_MREMAP)
+		resized = ok;
+	if (resized && call->ptr &&
+	    !mt_account_free(c, call->ptr, mt_ufn_kind(call->func)))
+		c->loss.free_untracked++;
+
+	if (ok && (call->flags & MT_CALL_RECORD)) {
+		e.addr = addr;
+		e.ts_ns = ktime_get_mono_fast_ns();
+		e.stack_id = call->stack_id;
+		e.bytes_req = min_t(u64, call->size, U32_MAX);
+		e.bytes_alloc = e.bytes_req;
+		if (call->func == MEMTRACE_UFN_PVALLOC)
+			e.bytes_alloc = min_t(u64, PAGE_ALIGN(call->size), U32_MAX);
+		e.pid = current->pid;
+		e.cache_kind = MT_CACHE_KIND(MEMTRACE_CACHE_NONE,
+					     mt_ufn_kind(call->func));
+		mt_account_alloc(c, &e);
+	}
+	mt_hook_exit(c, flags);
+}
+
+static int mt_uprobe_entry(MT_UPROBE_HANDLER_ARGS)
+{
+	struct mt_uprobe *up = container_of(self, struct mt_uprobe, uc);
+
+	/* A child forked from the target: take the breakpoint out of it. */
+	if (!mt_user_is_target())
+		return UPROBE_HANDLER_REMOVE;
+	/* The arguments are read by the x86-64 calling convention. */
+	if (!user_64bit_mode(regs))
+		return 0;
+	switch (up->func) {
+	case MEMTRACE_UFN_FREE:
+		mt_user_free(regs_get_kernel_argument(regs, 0), MEMTRACE_KIND_USER);
+		break;
+	case MEMTRACE_UFN_MUNMAP:
+		mt_user_free(regs_get_kernel_argument(regs, 0), MEMTRACE_KIND_USER_MMAP);
+		break;
+	default:
+		mt_user_call(up->func, regs);
+		break;
+	}
+	return 0;
+}
+
+static int mt_uprobe_return(MT_URETPROBE_HANDLER_ARGS)
+{
+	struct mt_thread_calls *tc;
+	struct mt_call call;
+
+	if (!mt_user_is_target() || !user_64bit_mode(regs))
+		return 0;
+	tc = mt_calltab_find(&mt_user.calls, current->pid);
+	/* No call kept: the table was full at its entry (counted there). */
+	if (!tc || !mt_calltab_pop(tc, user_stack_pointer(regs), &call))
+		return 0;
+	if (call.flags & MT_CALL_OUTER)
+		mt_user_return(&call, regs_return_value(regs));
+	return 0;
+}
+
+static bool mt_uprobe_filter(MT_UPROBE_FILTER_ARGS)
+{
+	return mm == READ_ONCE(mt_user.mm);
+}
+
+/* ---- exec of the target ------------------------------------------------ */
+
+static void mt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
+			  struct linux_binprm *bprm)
+{
+	if (p->tgid == READ_ONCE(mt_user.tgid))
+		WRITE_ONCE(mt_user.exec_ns, ktime_get_mono_fast_ns());
+}
+MT_CHECK_PROBE(sched_process_exec, mt_probe_exec)
+
+static struct mt_tp mt_user_tps[] = {
+	{ "sched_process_exec", mt_probe_exec, MEMTRACE_EV_USER },
+};
+
+/* ---- control (under mt.lock) ------------------------------------------- */
+
+static bool mt_user_exec_tp;
+
+int mt_user_init(void)
+{
+	mt_user_exec_tp = mt_tp_lookup(mt_user_tps, ARRAY_SIZE(mt_user_tps)) != 0;
+	return 0;
+}
+
+u32 mt_user_available(void)
+{
+	return MEMTRACE_EV_USER;
+}
+
+static void mt_user_put_probes(void)
+{
+	u32 i;
+
+	for (i = 0; i < mt_user.nr_probes; i++) {
+		WARN_ON_ONCE(mt_user.probes[i].registered);
+		fput(mt_user.probes[i].file);
+	}
+	memset(mt_user.probes, 0, sizeof(mt_user.probes));
+	mt_user.nr_probes = 0;
+}
+
+/* Forget the target and its probes; not while armed. */
+void mt_user_release(void)
+{
+	if (WARN_ON_ONCE(mt_user.armed))
+		return;
+	mt_user_put_probes();
+	if (mt_user.mm)
+		mmdrop(mt_user.mm);
+	WRITE_ONCE(mt_user.mm, NULL);
+	WRITE_ONCE(mt_user.tgid, 0);
+	mt_user.pid = 0;
+	mt_user.owner = NULL;
+	mt_user.exec_ns = 0;
+	mt_calltab_destroy(&mt_user.calls);
+}
+
+void mt_user_release_owner(const void *owner)
+{
+	if (mt_user.owner == owner && !mt_user.armed)
+		mt_user_release();
+}
+
+int mt_user_set_target(const void *owner, pid_t pid)
+{
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct pid *p;
+
+	if (mt_user.armed)
+		return -EBUSY;
+	mt_user_release();
+	if (!pid)
+		return 0;
+	if (pid < 0)
+		return -EINVAL;
+	p = find_get_pid(pid);
+	task = p ? get_pid_task(p, PIDTYPE_PID) : NULL;
+	put_pid(p);
+	if (!task)
+		return -ESRCH;
+	if (task->flags & PF_KTHREAD) {
+		put_task_struct(task);
+		return -EINVAL;
+	}
+	/* NULL once the task is exiting: nothing left to trace. */
+	mm = get_task_mm(task);
+	if (!mm) {
+		put_task_struct(task);
+		return -ESRCH;
+	}
+	mmgrab(mm);
+	mmput(mm);
+	mt_user.tgid = task->tgid;
+	put_task_struct(task);
+
+	mt_user.owner = owner;
+	mt_user.pid = pid;
+	WRITE_ONCE(mt_user.mm, mm);
+	return 0;
+}
+
+int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
+{
+	struct mt_uprobe *up;
+	struct inode *inode;
+	struct file *file;
+	u32 i;
+
+	if (!mt_user.mm || mt_user.owner != owner)
+		return -ESRCH;	/* MEMTRACE_IOC_TARGET first */
+	if (mt_user.armed)
+		return -EBUSY;
+	if (!func || func > MEMTRACE_UFN_MAX)
+		return -EINVAL;
+	if (mt_user.nr_probes == MEMTRACE_MAX_UPROBES)
+		return -ENOSPC;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	inode = file_inode(file);
+	if (!S_ISREG(inode->i_mode) || !(file->f_mode & FMODE_READ) ||
+	    offset >= i_size_read(inode)) {
+		fput(file);
+		return -EINVAL;
+	}
+	for (i = 0; i < mt_user.nr_probes; i++) {
+		if (file_inode(mt_user.probes[i].file) == inode &&
+		    mt_user.probes[i].offset == offset) {
+			fput(file);
+			return -EEXIST;
+		}
+	}
+	up = &mt_user.probes[mt_user.nr_probes++];
+	up->file = file;
+	up->offset = offset;
+	up->func = func;
+	return 0;
+}
+
+bool mt_user_ready(void)
+{
+	return mt_user.mm && mt_user.nr_probes;
+}
+
+void mt_user_detach(void)
+{
+	bool any = false;
+	u32 i;
+
+	if (!mt_user.armed)
+		return;
+	for (i = 0; i < mt_user.nr_probes; i++) {
+		struct mt_uprobe *up = &mt_user.probes[i];
+
+		if (!up->registered)
+			continue;
+		mt_uprobe_unregister_nosync(&up->handle, &up->uc);
+		up->registered = false;
+		any = true;
+	}
+	/* No handler runs, or will, once this returns. */
+	if (any)
+		mt_uprobe_unregister_sync();
+	mt_tp_unregister(mt_user_tps, ARRAY_SIZE(mt_user_tps));
+	mt_user.armed = false;
+}
+
+int mt_user_attach(void)
+{
+	int ret;
+	u32 i;
+
+	if (!mt_user_ready())
+		return -EINVAL;
+	if (!mt_user.calls.slots) {
+		ret = mt_calltab_init(&mt_user.calls, user_call_slots);
+		if (ret)
+			return ret;
+	}
+	mt_calltab_clear(&mt_user.calls);
+	mt_user.armed = true;
+	if (mt_user_exec_tp) {
+		ret = mt_tp_register(mt_user_tps, ARRAY_SIZE(mt_user_tps),
+				     MEMTRACE_EV_USER);
+		if (ret)
+			goto fail;
+	}
+	for (i = 0; i < mt_user.nr_probes; i++) {
+		struct mt_uprobe *up = &mt_user.probes[i];
+
+		up->uc = (struct uprobe_consumer) {
+			.handler = mt_uprobe_entry,
+			.ret_handler = mt_ufn_has_return(up->func) ?
+				       mt_uprobe_return : NULL,
+			.filter = mt_uprobe_filter,
+		};
+		ret = mt_uprobe_register(file_inode(up->file), up->offset,
+					 &up->uc, &up->handle);
+		if (ret) {
+			pr_warn("cannot register uprobe at %pD+0x%llx: %d\n",
+				up->file, (unsigned long long)up->offset, ret);
+			goto fail;
+		}
+		up->registered = true;
+	}
+	return 0;
+fail:
+	mt_user_detach();
+	return ret;
+}
+
+void mt_user_snapshot(struct memtrace_target_state *ts)
+{
+	ts->pid = mt_user.pid;
+	ts->exec_ns = READ_ONCE(mt_user.exec_ns);
+	ts->flags = ts->exec_ns ? MEMTRACE_TARGET_EXECED : 0;
+	ts->nr_uprobes = 0;
+	if (mt_user.armed) {
+		u32 i;
+
+		for (i = 0; i < mt_user.nr_probes; i++)
+			ts->nr_uprobes += mt_user.probes[i].registered;
+	}
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User mode: one process's allocations through uprobes (uprobes.c).
+ * Everything but the handlers runs under mt.lock.  Without uprobes (or on
+ * an architecture whose calling convention uprobes.c does not read) the
+ * module has no user mode and says so in its features.
+ */
+#ifndef MEMTRACE_UPROBES_H
+#define MEMTRACE_UPROBES_H
+
+#include <linux/types.h>
+#include <linux/memtrace.h>
+
+#if IS_ENABLED(CONFIG_UPROBES) && IS_ENABLED(CONFIG_X86_64)
+#define MT_USER_MODE 1
+
+int mt_user_init(void);
+/* MEMTRACE_EV_USER */
+u32 mt_user_available(void);
+/* Name the process to trace (0: none), dropping the previous target. */
+int mt_user_set_target(const void *owner, pid_t pid);
+/* One allocator function of the target's: fd's file at offset. */
+int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func);
+/* A target with at least one function to probe is set. */
+bool mt_user_ready(void);
+/* Arm the probes (start), and disarm them, waiting out every handler. */
+int mt_user_attach(void);
+void mt_user_detach(void);
+/* Drop the target and its files, if owner set them; not while armed. */
+void mt_user_release_owner(const void *owner);
+void mt_user_release(void);
+void mt_user_snapshot(struct memtrace_target_state *ts);
+
+#else
+
+static inline int mt_user_init(void) { return 0; }
+static inline u32 mt_user_available(void) { return 0; }
+static inline int mt_user_set_target(const void *owner, pid_t pid)
+{
+	return -EOPNOTSUPP;
+}
+static inline int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
+{
+	return -EOPNOTSUPP;
+}
+static inline bool mt_user_ready(void) { return false; }
+static inline int mt_user_attach(void) { return -EOPNOTSUPP; }
+static inline void mt_user_detach(void) { }
+static inline void mt_user_release_owner(const void *owner) { }
+static inline void mt_user_release(void) { }
+static inline void mt_user_snapshot(struct memtrace_target_state *ts) { }
+#endif
+
+#endif

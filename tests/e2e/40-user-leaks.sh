@@ -1,0 +1,280 @@
+#!/bin/sh
+# memtrace-read in user mode (-c COMMAND, -p PID: uprobes on libc's
+# allocators) against userleak, whose allocations are known exactly
+# (tests/progs/userleak.c), and the memleak example program fibonacci:
+# exact bytes and counts per stack, the allocating functions named, no stack
+# for what was freed, a heap summary equal to Valgrind Memcheck's, and no
+# breakpoint left in a target after its reader is gone, even by SIGKILL
+# (tests/progs/probecheck.c compares the target's code with its files).
+# mtt-timeout: 300
+. "${0%/*}/lib.sh"
+
+SCALE=${MTT_TIMEOUT_SCALE:-1}
+# Memcheck's summary of userleak, computed on the host
+# (tests/progs/memcheck-expected.sh); the constants if it is not shipped.
+MEMCHECK=/data/userleak.memcheck
+EXPECT_INUSE='in use at exit: 2,724 bytes in 14 blocks'
+EXPECT_TOTAL='total heap usage: 1,016 allocs, 1,002 frees, 66,824 bytes allocated'
+
+# The last report of a memtrace-read output, one stack a line:
+#   "<header> ;; <frame> ;; <frame> ..."
+# A report starts with "[HH:MM:SS] Top N stacks with outstanding allocations:"
+# (every interval, and the final one on SIGINT) or with
+# "[HH:MM:SS] pid PID exited; allocations in use at exit:".
+last_report_stacks() {
+	awk '/^\[[0-9:]+\] (Top [0-9]+ stacks|pid [0-9]+ (exited|exec.d))/ { n++; r[n] = "" }
+	     n { r[n] = r[n] $0 "\n" }
+	     END { printf "%s", r[n] }' "$1" |
+	awk '/ bytes in [0-9]+ allocations from stack/ { if (s != "") print s; s = $0; next }
+	     /^[ \t]+[^ \t]/ && s != "" { sub(/^[ \t]+/, ""); s = s " ;; " $0; next }
+	     { if (s != "") print s; s = "" }
+	     END { if (s != "") print s }'
+}
+
+# fr FUNC BINARY: ERE of one frame, "FUNC+0xOFF [BINARY]" and maybe " file.c:LINE".
+fr() {
+	printf '%s\n' "$1\\+0x[0-9a-f]+ \\[$2\\]( [^ ;]+:[0-9]+)?"
+}
+
+# ERE of a stack: BYTES in COUNT allocations, frame FUNC directly followed by
+# its caller CALLER (both in BINARY).
+stack_re() {
+	printf '%s\n' "^[[:space:]]*$1 bytes in $2 allocations from stack[^;]*( ;; [^;]*)* ;; $(fr "$3" "$5") ;; $(fr "$4" "$5")( ;; |\$)"
+}
+
+# check_userleak_stacks WHAT OUTFILE: the last report of OUTFILE holds exactly
+# userleak's four leaking stacks (2724 bytes) and nothing of what it freed.
+check_userleak_stacks() {
+	_what=$1
+	_stacks=$(last_report_stacks "$2")
+	check_match "$_what: 5 x malloc(100) = 500 bytes in 5 allocations, from leak_malloc called by main" \
+		"$(stack_re 500 5 leak_malloc main userleak)" "$_stacks"
+	check_match "$_what: 3 x calloc(10, 20) = 600 bytes in 3 allocations, from leak_calloc called by main" \
+		"$(stack_re 600 3 leak_calloc main userleak)" "$_stacks"
+	check_match "$_what: 2 x realloc(p, 300) = 600 bytes in 2 allocations, from leak_realloc called by main" \
+		"$(stack_re 600 2 leak_realloc main userleak)" "$_stacks"
+	check_match "$_what: 4 x posix_memalign(64, 256) = 1024 bytes in 4 allocations, from leak_memalign called by main" \
+		"$(stack_re 1024 4 leak_memalign main userleak)" "$_stacks"
+	if printf '%s\n' "$_stacks" | grep -Eq ' ;; (churn|realloc_seed)\+'; then
+		not_ok "$_what: nothing freed is reported (churn's malloc/free, the malloc(50)s realloc took over)" \
+			"$(printf '%s\n' "$_stacks" | grep -E ' ;; (churn|realloc_seed)\+')"
+	else
+		ok "$_what: nothing freed is reported (churn's malloc/free, the malloc(50)s realloc took over)"
+	fi
+	check_eq "$_what: exactly 4 stacks, 2724 bytes in 14 allocations" "4 stacks, 2724 bytes in 14" \
+		"$(printf '%s\n' "$_stacks" | awk '/ bytes in [0-9]+ allocations from stack/ {
+			n++; b += $1; c += $4 } END { printf "%d stacks, %d bytes in %d", n, b, c }')"
+}
+
+# summary_lines: of stdin, the Memcheck-style "in use at exit: ..." and
+# "total heap usage: ..." lines, in that order, without the indentation.
+summary_lines() {
+	sed -E -n 's/^[[:space:]]*((in use at exit|total heap usage): .*[^[:space:]])[[:space:]]*$/\1/p' |
+		head -n 2
+}
+
+# probecheck_clean PID: probecheck says "clean" (and nothing else).
+probecheck_clean() {
+	[ "$(probecheck "$1" 2>&1)" = clean ]
+}
+
+# check_clean DESC PID: probecheck PID says clean; if not, its output.
+check_clean() {
+	_out=$(probecheck "$2" 2>&1)
+	check_eq "$1" clean "$_out"
+}
+
+alive() {
+	kill -0 "$1" 2>/dev/null
+}
+
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# Kill what a failed step left running (a reader holds /dev/memtrace).
+kill_quiet() {
+	for _p in "$@"; do
+		[ -n "$_p" ] && kill -KILL "$_p" 2>/dev/null && wait "$_p" 2>/dev/null
+	done
+	return 0
+}
+
+# start_target OUT: userleak --wait in the background (TARGET), ready.
+start_target() {
+	rm -f "$1"
+	userleak --wait >"$1" 2>&1 &
+	TARGET=$!
+	if ! wait_for 30 grep -qx ready "$1"; then
+		not_ok "userleak --wait starts" "$(cat "$1")"
+		kill_quiet "$TARGET"
+		return 1
+	fi
+}
+
+attached_or_gone() {
+	grep -qx "Attaching to pid $TARGET, Ctrl+C to quit." "$1" || gone "$READER"
+}
+
+# stop_reader: SIGINT to READER; RC is its exit status (killed, and 124, if
+# it has not exited after 60 s).
+stop_reader() {
+	kill -INT "$READER"
+	if wait_for 60 gone "$READER"; then
+		wait "$READER"
+		RC=$?
+	else
+		diag "memtrace-read did not exit on SIGINT: killed it"
+		kill_quiet "$READER"
+		RC=124
+	fi
+}
+
+# start_reader OUT ARGS...: memtrace-read ARGS in the background (READER),
+# attached to TARGET.
+start_reader() {
+	_o=$1
+	shift
+	rm -f "$_o"
+	memtrace-read "$@" >"$_o" 2>&1 &
+	READER=$!
+	wait_for 60 attached_or_gone "$_o"
+	if ! grep -qx "Attaching to pid $TARGET, Ctrl+C to quit." "$_o"; then
+		not_ok "memtrace-read ${1:-} attaches" "$(printf '%s\n' "command: memtrace-read $*"; tail -n 20 "$_o")"
+		kill_quiet "$READER"
+		return 1
+	fi
+}
+
+if ! load_memtrace; then
+	not_ok "load memtrace.ko"
+	exit 1
+fi
+
+# --- a. -c: the report at the command's exit, and Memcheck's summary -------
+OUT=/tmp/c.out
+timeout -s KILL $((120 * SCALE)) memtrace-read -c /usr/bin/userleak >"$OUT" 2>&1
+check_eq "-c userleak: memtrace-read exits 0 when the command has exited" 0 "$?"
+cpid=$(sed -n 's/^Attaching to pid \([0-9][0-9]*\), Ctrl+C to quit\.$/\1/p' "$OUT" | head -n 1)
+if [ -n "$cpid" ]; then
+	ok "-c userleak: 'Attaching to pid PID, Ctrl+C to quit.'"
+else
+	not_ok "-c userleak: 'Attaching to pid PID, Ctrl+C to quit.'" "$(head -n 20 "$OUT")"
+	cpid=NONE
+fi
+check_match "-c userleak: '[HH:MM:SS] pid PID exited; allocations in use at exit:'" \
+	"^\\[[0-9:]+\\] pid $cpid exited; allocations in use at exit:\$" "$(cat "$OUT")"
+diag "$(sed -n '/exited; allocations in use at exit/,$p' "$OUT" | head -n 40)"
+check_userleak_stacks "-c userleak" "$OUT"
+
+# The heap summary, worded as Memcheck words it, with Memcheck's numbers.
+summary=$(sed -n "/^HEAP SUMMARY (pid $cpid):\$/,\$p" "$OUT")
+check_match "-c userleak: 'HEAP SUMMARY (pid PID):'" '^HEAP SUMMARY' "$summary"
+inuse=$(printf '%s\n' "$summary" | summary_lines | grep '^in use at exit:')
+total=$(printf '%s\n' "$summary" | summary_lines | grep '^total heap usage:')
+if [ -s "$MEMCHECK" ]; then
+	want_inuse=$(summary_lines <"$MEMCHECK" | grep '^in use at exit:')
+	want_total=$(summary_lines <"$MEMCHECK" | grep '^total heap usage:')
+	from="Memcheck on the host"
+	if [ "$want_inuse" != "$EXPECT_INUSE" ] || [ "$want_total" != "$EXPECT_TOTAL" ]; then
+		diag "$MEMCHECK differs from userleak.c's numbers: '$want_inuse' / '$want_total'"
+	fi
+else
+	diag "$MEMCHECK not shipped: comparing with userleak.c's numbers"
+	want_inuse=$EXPECT_INUSE
+	want_total=$EXPECT_TOTAL
+	from="userleak.c"
+fi
+diag "expected heap summary (from $from): $want_inuse / $want_total"
+check_eq "-c userleak: heap summary 'in use at exit: ...' as Memcheck's" "$want_inuse" "$inuse"
+check_eq "-c userleak: heap summary 'total heap usage: ...' as Memcheck's" "$want_total" "$total"
+
+# --- b. -p: attach to a running process, SIGINT for the final report -------
+if start_target /tmp/ul.out; then
+	# The reader runs until SIGINT; -o 0: report even allocations made just
+	# before the final report.
+	if start_reader /tmp/p.out -p "$TARGET" -o 0 2; then
+		ok "-p: 'Attaching to pid PID, Ctrl+C to quit.'"
+		kill -USR1 "$TARGET"
+		if wait_for 60 grep -qx 'done' /tmp/ul.out; then
+			ok "-p: the traced userleak runs its allocations"
+		else
+			not_ok "-p: the traced userleak runs its allocations" "$(cat /tmp/ul.out)"
+		fi
+		stop_reader
+		check_eq "-p: memtrace-read exits 0 on SIGINT" 0 "$RC"
+		diag "$(awk '/^\[[0-9:]+\] Top / { n++ } { r[n] = r[n] $0 "\n" } END { printf "%s", r[n] }' /tmp/p.out | head -n 40)"
+		check_userleak_stacks "-p userleak" /tmp/p.out
+		check_clean "-p: after the reader is gone, no breakpoint is left in the target" "$TARGET"
+	fi
+	if alive "$TARGET"; then
+		kill -TERM "$TARGET"
+		wait "$TARGET"
+		check_eq "-p: userleak ends normally after it was traced" 0 "$?"
+	else
+		not_ok "-p: userleak ends normally after it was traced" "it died while traced: $(cat /tmp/ul.out)"
+		wait "$TARGET" 2>/dev/null
+	fi
+fi
+
+# --- c. fibonacci, the memleak example: a thread leaking 8192 bytes a step --
+OUT=/tmp/fib.out
+timeout -s KILL $((120 * SCALE)) memtrace-read -c "/usr/bin/fibonacci 5 50" >"$OUT" 2>&1
+check_eq "-c fibonacci: memtrace-read exits 0" 0 "$?"
+check_eq "-c fibonacci: the command ran its 5 steps and returned" "6th => 8
+main thread exit" "$(grep -E '^(6th|main thread)' "$OUT")"
+check_match "-c fibonacci: 5 steps of calloc(1024, 8) = 40960 bytes in 5 allocations, from fibonacci called by child" \
+	"$(stack_re 40960 5 fibonacci child fibonacci)" "$(last_report_stacks "$OUT")"
+fpid=$(sed -n 's/^Attaching to pid \([0-9][0-9]*\), Ctrl+C to quit\.$/\1/p' "$OUT" | head -n 1)
+if [ -s /data/fibonacci.memcheck ] && [ -n "$fpid" ]; then
+	check_eq "-c fibonacci: heap summary as Memcheck's on the host" \
+		"$(summary_lines </data/fibonacci.memcheck)" \
+		"$(sed -n "/^HEAP SUMMARY (pid $fpid):\$/,\$p" "$OUT" | summary_lines)"
+fi
+
+# --- d. a reader killed by SIGKILL leaves no breakpoint behind -------------
+if start_target /tmp/ul2.out; then
+	if start_reader /tmp/k.out -p "$TARGET" -o 0 2; then
+		kill -KILL "$READER"
+		wait "$READER" 2>/dev/null
+		# The module removes the probes when the reader's descriptor is
+		# released, which its exit may leave to a moment later.
+		if wait_for 10 probecheck_clean "$TARGET"; then
+			ok "after SIGKILL of its reader, no breakpoint is left in the target"
+		else
+			not_ok "after SIGKILL of its reader, no breakpoint is left in the target" \
+				"$(probecheck "$TARGET" 2>&1)"
+		fi
+		if start_reader /tmp/k2.out -p "$TARGET" -o 0 2; then
+			ok "after SIGKILL of a reader, a new one attaches to the same process"
+			kill -USR1 "$TARGET"
+			wait_for 60 grep -qx 'done' /tmp/ul2.out ||
+				diag "userleak did not say done: $(cat /tmp/ul2.out)"
+			stop_reader
+			check_eq "the new reader exits 0 on SIGINT" 0 "$RC"
+			check_userleak_stacks "-p after a SIGKILLed reader" /tmp/k2.out
+			check_clean "and the new reader leaves no breakpoint either" "$TARGET"
+		fi
+	fi
+	if alive "$TARGET"; then
+		kill -TERM "$TARGET"
+		wait "$TARGET"
+		check_eq "userleak ends normally after its readers" 0 "$?"
+	else
+		not_ok "userleak ends normally after its readers" "it died: $(cat /tmp/ul2.out)"
+		wait "$TARGET" 2>/dev/null
+	fi
+fi
+
+# --- e. exec: the old image's allocations are reported as in use at exec ----
+OUT=/tmp/exec.out
+timeout -s KILL $((120 * SCALE)) memtrace-read -c "/usr/bin/userleak --exec /bin/true" 1 >"$OUT" 2>&1
+check_eq "-c userleak --exec: memtrace-read exits 0 once the command exec'd" 0 "$?"
+check_match "-c userleak --exec: '[HH:MM:SS] pid PID exec'd; allocations in use at exec:'" \
+	"^\\[[0-9:]+\\] pid [0-9]+ exec'd; allocations in use at exec:\$" "$(cat "$OUT")"
+check_userleak_stacks "-c userleak --exec" "$OUT"
+check_match "-c userleak --exec: heap summary in use at exec" \
+	'^ +in use at exec: 2,724 bytes in 14 blocks$' "$(cat "$OUT")"
+
+# --- f. ------------------------------------------------------------------
+check "memtrace.ko unloads" unload_memtrace

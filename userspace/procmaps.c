@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/PID/maps lines are "START-END PERMS OFFSET MAJ:MIN INODE   PATH",
+ * PATH running to the end of the line (it may contain spaces), padded to a
+ * column, absent for anonymous memory, "[name]" for the kernel's pseudo
+ * mappings and " (deleted)"-suffixed once the file was unlinked.  The
+ * kernel escapes only '\n' in it, as "\012".
+ */
+#include "procmaps.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/memtrace.h>
+
+#include "elfsyms.h"
+
+/* include/linux/sched.h: the task is a kernel thread. */
+#define PF_KTHREAD 0x00200000u
+
+#define DELETED_SUFFIX " (deleted)"
+
+struct objs {
+	struct mapped_object *v;
+	size_t nr, cap;
+};
+
+static void unescape_newlines(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (!strncmp(s, "\\012", 4)) {
+			*out++ = '\n';
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+static bool strip_deleted(char *path)
+{
+	size_t n = strlen(path), sn = strlen(DELETED_SUFFIX);
+
+	if (n <= sn || strcmp(path + n - sn, DELETED_SUFFIX))
+		return false;
+	path[n - sn] = '\0';
+	return true;
+}
+
+/* Consecutive lines usually belong to the same object: look there first. */
+static struct mapped_object *find_obj(struct objs *o, const char *path, bool deleted)
+{
+	size_t i;
+
+	for (i = o->nr; i-- > 0;)
+		if (o->v[i].deleted == deleted && !strcmp(o->v[i].path, path))
+			return &o->v[i];
+	return NULL;
+}
+
+static int new_obj(struct objs *o, int pid, const char *path, bool deleted, uint64_t start,
+		   uint64_t end, struct mapped_object **obj)
+{
+	struct mapped_object *m;
+	int n;
+
+	if (o->nr == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 32;
+		struct mapped_object *v = realloc(o->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		o->v = v;
+		o->cap = cap;
+	}
+	m = &o->v[o->nr];
+	memset(m, 0, sizeof(*m));
+	if (strlen(path) >= sizeof(m->path))
+		return 0;
+	strcpy(m->path, path);
+	if (deleted)
+		n = snprintf(m->open_path, sizeof(m->open_path), "/proc/%d/map_files/%" PRIx64
+			     "-%" PRIx64, pid, start, end);
+	else
+		n = snprintf(m->open_path, sizeof(m->open_path), "/proc/%d/root%s", pid, path);
+	if (n < 0 || (size_t)n >= sizeof(m->open_path))
+		return 0;
+	m->start = start;
+	m->end = end;
+	m->deleted = deleted;
+	o->nr++;
+	*obj = m;
+	return 0;
+}
+
+/* One line; *obj is left NULL for a mapping that is not a file's. */
+static int parse_line(struct objs *o, int pid, char *line, struct mapped_object **obj)
+{
+	uint64_t start, end, offset, inode;
+	char perms[8], *path;
+	bool deleted;
+	int pos = -1;
+
+	*obj = NULL;
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*x:%*x %" SCNu64 " %n",
+		   &start, &end, perms, &offset, &inode, &pos) != 5 || pos < 0 ||
+	    strlen(perms) != 4 || end < start)
+		return -EINVAL;
+	path = line + pos;
+	path[strcspn(path, "\n")] = '\0';
+	/* Anonymous memory, [heap], [vdso], anon_inode:..., socket:... */
+	if (path[0] != '/')
+		return 0;
+	unescape_newlines(path);
+	deleted = strip_deleted(path);
+	*obj = find_obj(o, path, deleted);
+	if (*obj) {
+		if (start < (*obj)->start)
+			(*obj)->start = start;
+		if (end > (*obj)->end)
+			(*obj)->end = end;
+	} else if (new_obj(o, pid, path, deleted, start, end, obj)) {
+		return -ENOMEM;
+	}
+	if (*obj && perms[2] == 'x')
+		(*obj)->executable = true;
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct mapped_object *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int procmaps_parse(FILE *f, int pid, struct mapped_object **out, size_t *nr, size_t *lines,
+		   struct mt_err *err)
+{
+	struct objs o = { 0 };
+	size_t cap = 0, n = 0;
+	char *line = NULL;
+	int rc = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		struct mapped_object *obj;
+
+		n++;
+		rc = parse_line(&o, pid, line, &obj);
+		if (rc == -ENOMEM) {
+			rc = mt_errf(err, ENOMEM, "out of memory reading the maps of pid %d", pid);
+			break;
+		}
+		if (rc) {
+			line[strcspn(line, "\n")] = '\0';
+			rc = mt_errf(err, EINVAL,
+				     "pid %d maps, line %zu: not in the maps format: %.200s",
+				     pid, n, line);
+			break;
+		}
+	}
+	if (!rc && ferror(f))
+		rc = mt_errf(err, errno ? errno : EIO, "cannot read the maps of pid %d: %s", pid,
+			     strerror(errno ? errno : EIO));
+	free(line);
+	if (rc) {
+		free(o.v);
+		return rc;
+	}
+	/* The kernel lists mappings in address order; keep that promise for
+	 * any text. */
+	if (o.nr)
+		qsort(o.v, o.nr, sizeof(*o.v), by_start);
+	*out = o.v;
+	*nr = o.nr;
+	if (lines)
+		*lines = n;
+	return 0;
+}
+
+static int kthread_err(int pid, struct mt_err *err)
+{
+	return mt_errf(err, EINVAL,
+		       "pid %d is a kernel thread: it has no user allocations to trace", pid);
+}
+
+/* /proc/PID/stat: "PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...",
+ * COMM being free text, so parse from its last ')'. */
+static int read_stat(int pid, char *state, unsigned int *flags, struct mt_err *err)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT || errno == ESRCH)
+			return mt_errf(err, ESRCH, "pid %d: no such process", pid);
+		return mt_errf(err, errno, "cannot read %s: %s", path, strerror(errno));
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!n || !p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2) {
+		/* Empty: the process went away between open and read. */
+		if (!n)
+			return mt_errf(err, ESRCH, "pid %d: no such process", pid);
+		return mt_errf(err, EINVAL, "%s: unexpected format", path);
+	}
+	return 0;
+}
+
+static int check_task(int pid, struct mt_err *err)
+{
+	unsigned int flags;
+	char state;
+	int rc;
+
+	rc = read_stat(pid, &state, &flags, err);
+	if (rc)
+		return rc;
+	if (flags & PF_KTHREAD)
+		return kthread_err(pid, err);
+	if (state == 'Z' || state == 'X')
+		return mt_errf(err, ESRCH, "pid %d: no such process (it has exited: a zombie)",
+			       pid);
+	return 0;
+}
+
+static int open_maps(int pid, FILE **f, struct mt_err *err)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	*f = fopen(path, "re");
+	if (*f)
+		return 0;
+	if (errno == ENOENT || errno == ESRCH)
+		return mt_errf(err, ESRCH, "pid %d: no such process", pid);
+	if (errno == EACCES || errno == EPERM)
+		return mt_errf(err, EACCES,
+			       "pid %d: permission denied reading %s: tracing another user's "
+			       "process needs root (CAP_SYS_PTRACE)", pid, path);
+	return mt_errf(err, errno, "cannot open %s: %s", path, strerror(errno));
+}
+
+/* A kernel thread has no mm: its maps are empty and it has no exe. */
+static bool has_exe(int pid)
+{
+	char path[64], target[16];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	return readlink(path, target, sizeof(target)) >= 0;
+}
+
+int procmaps_read(int pid, struct mapped_object **out, size_t *nr, struct mt_err *err)
+{
+	size_t lines;
+	FILE *f;
+	int rc;
+
+	if (pid <= 0)
+		return mt_errf(err, ESRCH, "pid %d: no such process", pid);
+	rc = check_task(pid, err);
+	if (!rc)
+		rc = open_maps(pid, &f, err);
+	if (rc)
+		return rc;
+	errno = 0;
+	rc = procmaps_parse(f, pid, out, nr, &lines, err);
+	fclose(f);
+	if (rc || lines)
+		return rc;
+	if (!has_exe(pid)) {
+		free(*out);
+		*out = NULL;
+		*nr = 0;
+		if (kill(pid, 0) && errno == ESRCH)
+			return mt_errf(err, ESRCH, "pid %d: no such process", pid);
+		return kthread_err(pid, err);
+	}
+	return 0;
+}
+
+bool procmaps_is_libc(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "libc.so", 7))
+		return true;
+	return !strncmp(base, "libc-", 5) && base[5] >= '0' && base[5] <= '9';
+}
+
+/* The object /proc/PID/exe names, or NULL. */
+static const struct mapped_object *find_exe(int pid, const struct mapped_object *objs, size_t nr)
+{
+	char link[64], target[4096 + sizeof(DELETED_SUFFIX)];
+	bool deleted;
+	ssize_t n;
+	size_t i;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	deleted = strip_deleted(target);
+	for (i = 0; i < nr; i++)
+		if (objs[i].deleted == deleted && !strcmp(objs[i].path, target))
+			return &objs[i];
+	return NULL;
+}
+
+static bool defines_malloc(const struct mapped_object *obj)
+{
+	struct ufn_probe probes[MEMTRACE_UFN_MAX];
+	int i, n;
+
+	n = elfsyms_find_allocators(obj->open_path, probes, MT_ARRAY_SIZE(probes), NULL);
+	for (i = 0; i < n; i++)
+		if (probes[i].func == MEMTRACE_UFN_MALLOC)
+			return true;
+	return false;
+}
+
+int procmaps_find_libc(int pid, const struct mapped_object *objs, size_t nr,
+		       const struct mapped_object **libc, struct mt_err *err)
+{
+	const struct mapped_object *exe;
+	size_t i;
+
+	/* Only code mappings matter: calls go where libc's text is. */
+	for (i = 0; i < nr; i++) {
+		if (objs[i].executable && procmaps_is_libc(objs[i].path)) {
+			*libc = &objs[i];
+			return 0;
+		}
+	}
+	exe = find_exe(pid, objs, nr);
+	if (exe && defines_malloc(exe)) {
+		*libc = exe;
+		return 0;
+	}
+	return mt_errf(err, ENOENT,
+		       "pid %d maps no libc and its executable defines no malloc: statically "
+		       "linked and stripped? name the allocator's object with -O", pid);
+}
+
+struct self_libc {
+	const char *name;
+};
+
+static int self_libc_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct self_libc *s = data;
+
+	(void)size;
+	if (info->dlpi_name && info->dlpi_name[0] == '/' && procmaps_is_libc(info->dlpi_name)) {
+		s->name = info->dlpi_name;
+		return 1;
+	}
+	return 0;
+}
+
+int procmaps_self_libc(char *path, size_t len, struct mt_err *err)
+{
+	struct self_libc s = { NULL };
+	char *real;
+	int rc = 0;
+
+	dl_iterate_phdr(self_libc_cb, &s);
+	if (!s.name)
+		return mt_errf(err, ENOENT, "memtrace-read runs without a shared libc (statically "
+			       "linked?): name the allocator's object with -O");
+	/* The loader's name may go through symlinks (/lib -> usr/lib); maps
+	 * show the resolved path. */
+	real = realpath(s.name, NULL);
+	if (strlen(real ? real : s.name) >= len)
+		rc = mt_errf(err, ENAMETOOLONG, "libc path too long: %s", real ? real : s.name);
+	else
+		strcpy(path, real ? real : s.name);
+	free(real);
+	return rc;
+}

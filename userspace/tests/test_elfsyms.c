@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocator lookup against real ELF files: the host's libc (checked
+ * against where the loader put malloc in this very process), a stripped
+ * copy of it, a shared object built from fixtures/elfsyms-lib.c for the
+ * symbol rules (versions, IFUNC, aliases, fallbacks), this test binary,
+ * and a stripped static binary.  Nothing binary is checked in: what
+ * needs building is built with cc into a temporary directory, and
+ * skipped (saying why) if the tools are missing.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/memtrace.h>
+
+#include "elfsyms.h"
+#include "harness.h"
+#include "procmaps.h"
+
+static char tmpdir[64];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void rm_tmpdir(void)
+{
+	if (tmpdir[0])
+		nftw(tmpdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	tmpdir[0] = '\0';
+}
+
+/* Runs a shell command quietly; true if it exited 0. */
+static bool run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool run(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd) - 32, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd) - 32)
+		return false;
+	strcat(cmd, " >/dev/null 2>&1");
+	fflush(stdout);
+	return system(cmd) == 0;
+}
+
+static bool have(const char *tool)
+{
+	return run("command -v %s", tool);
+}
+
+static const char *tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+	return buf;
+}
+
+static const struct ufn_probe *find_probe(const struct ufn_probe *p, int n, uint32_t func)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (p[i].func == func)
+			return &p[i];
+	return NULL;
+}
+
+struct addr_query {
+	uintptr_t addr;
+	uint64_t offset;
+	bool found;
+};
+
+static int addr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct addr_query *q = data;
+	uintptr_t vaddr = q->addr - info->dlpi_addr;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && vaddr >= ph->p_vaddr &&
+		    vaddr - ph->p_vaddr < ph->p_filesz) {
+			q->offset = ph->p_offset + (vaddr - ph->p_vaddr);
+			q->found = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The file offset of a loaded function, as the loader mapped it. */
+static bool loaded_offset(const void *addr, uint64_t *offset)
+{
+	struct addr_query q = { .addr = (uintptr_t)addr };
+
+	dl_iterate_phdr(addr_cb, &q);
+	*offset = q.offset;
+	return addr && q.found;
+}
+
+/* The file holds, at offset, the bytes this process runs at addr. */
+static bool same_bytes(const char *path, uint64_t offset, const void *addr)
+{
+	unsigned char buf[16];
+	int fd = open(path, O_RDONLY);
+	bool same;
+
+	if (fd < 0)
+		return false;
+	same = pread(fd, buf, sizeof(buf), (off_t)offset) == (ssize_t)sizeof(buf) &&
+	       !memcmp(buf, addr, sizeof(buf));
+	close(fd);
+	return same;
+}
+
+static void diag_probes(const char *what, const struct ufn_probe *p, int n)
+{
+	int i;
+
+	diag("%s: %d allocator functions", what, n);
+	for (i = 0; i < n; i++)
+		diag("  %-14s at file offset 0x%llx as %s", elfsyms_ufn_name(p[i].func),
+		     (unsigned long long)p[i].offset, p[i].symbol);
+}
+
+static void test_ufn_names(void)
+{
+	bool ok = !elfsyms_ufn_name(0) && !elfsyms_ufn_name(MEMTRACE_UFN_MAX + 1) &&
+		  !strcmp(elfsyms_ufn_name(MEMTRACE_UFN_MALLOC), "malloc") &&
+		  !strcmp(elfsyms_ufn_name(MEMTRACE_UFN_MREMAP), "mremap");
+	uint32_t f, g;
+
+	for (f = 1; f <= MEMTRACE_UFN_MAX; f++)
+		for (g = 1; g < f; g++)
+			ok = ok && elfsyms_ufn_name(f) &&
+			     strcmp(elfsyms_ufn_name(f), elfsyms_ufn_name(g));
+	check(ok, "elfsyms names each of the %d MEMTRACE_UFN_* once, and no other id",
+	      MEMTRACE_UFN_MAX);
+}
+
+/* Every probe is where the loader put that symbol in this process. */
+static bool probes_match_memory(const char *libc, void *h, const struct ufn_probe *p, int n)
+{
+	uint64_t off;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		void *addr = dlsym(h, p[i].symbol);
+
+		if (!loaded_offset(addr, &off) || off != p[i].offset ||
+		    !same_bytes(libc, p[i].offset, addr)) {
+			diag("%s: offset 0x%llx, loaded at %p (offset 0x%llx)", p[i].symbol,
+			     (unsigned long long)p[i].offset, addr, (unsigned long long)off);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Every allocator this libc exports has a probe at its offset (under its
+ * own id or, for an alias, a lower one). */
+static bool probes_complete(void *h, const struct ufn_probe *p, int n)
+{
+	uint64_t off;
+	uint32_t f;
+	int i;
+
+	for (f = 1; f <= MEMTRACE_UFN_MAX; f++) {
+		void *addr = dlsym(h, elfsyms_ufn_name(f));
+
+		if (!addr)
+			continue;
+		for (i = 0; i < n; i++)
+			if (loaded_offset(addr, &off) && off == p[i].offset && p[i].func <= f)
+				break;
+		if (i == n) {
+			diag("%s is exported but has no probe", elfsyms_ufn_name(f));
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool distinct_offsets(const struct ufn_probe *p, int n)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (p[i].offset == p[j].offset)
+				return false;
+	return true;
+}
+
+static bool same_probes(const struct ufn_probe *p, int n, const struct ufn_probe *q, int m)
+{
+	int i;
+
+	if (n != m)
+		return false;
+	for (i = 0; i < n; i++)
+		if (p[i].func != q[i].func || p[i].offset != q[i].offset ||
+		    strcmp(p[i].symbol, q[i].symbol))
+			return false;
+	return true;
+}
+
+static void test_stripped_copy(const char *libc, const struct ufn_probe *p, int n)
+{
+	struct ufn_probe q[MEMTRACE_UFN_MAX];
+	char copy[256];
+	struct mt_err err;
+	int m;
+
+	tmp_path(copy, sizeof(copy), "libc-stripped.so");
+	if (!have("objcopy")) {
+		check(true, "elfsyms finds the same functions in libc after strip --strip-all "
+		      "# SKIP no objcopy (binutils)");
+		return;
+	}
+	if (!check(run("objcopy --strip-all '%s' '%s'", libc, copy), "objcopy strips a libc copy"))
+		return;
+	m = elfsyms_find_allocators(copy, q, MEMTRACE_UFN_MAX, &err);
+	check(same_probes(p, n, q, m),
+	      "elfsyms finds the same functions in libc after objcopy --strip-all (.dynsym)");
+}
+
+static void test_host_libc(void)
+{
+	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	struct mt_err err;
+	char libc[4096];
+	void *h;
+	int n;
+
+	if (procmaps_self_libc(libc, sizeof(libc), &err)) {
+		check(false, "procmaps_self_libc: %s", err.msg);
+		return;
+	}
+	n = elfsyms_find_allocators(libc, p, MT_ARRAY_SIZE(p), &err);
+	if (!check(n > 0, "elfsyms reads the host libc %s", libc)) {
+		diag("%s", err.msg);
+		return;
+	}
+	diag_probes(libc, p, n);
+	check(find_probe(p, n, MEMTRACE_UFN_MALLOC) && find_probe(p, n, MEMTRACE_UFN_FREE) &&
+	      find_probe(p, n, MEMTRACE_UFN_CALLOC) && find_probe(p, n, MEMTRACE_UFN_REALLOC),
+	      "elfsyms finds malloc, free, calloc and realloc in the host libc");
+	check(distinct_offsets(p, n), "elfsyms returns each libc offset once (aliases collapse)");
+	h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		h = dlopen(libc, RTLD_NOW | RTLD_NOLOAD);
+	if (!check(h, "the test process has the host libc loaded"))
+		return;
+	check(probes_match_memory(libc, h, p, n),
+	      "every libc probe offset is where the loader mapped that function here "
+	      "(same offset via PT_LOAD, same bytes in the file and in memory)");
+	check(probes_complete(h, p, n),
+	      "every allocator libc exports has a probe at its offset");
+	dlclose(h);
+	test_stripped_copy(libc, p, n);
+}
+
+static void test_errors(void)
+{
+	static const unsigned char bad_elf[24] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	struct mt_err err;
+	char path[256];
+	FILE *f;
+	int rc;
+
+	rc = elfsyms_find_allocators("/nonexistent/libc.so.6", p, MEMTRACE_UFN_MAX, &err);
+	check(rc == -ENOENT && strstr(err.msg, "/nonexistent/libc.so.6"),
+	      "elfsyms reports a missing file as -ENOENT naming it (%d: %s)", rc, err.msg);
+	rc = elfsyms_find_allocators("/etc/passwd", p, MEMTRACE_UFN_MAX, &err);
+	check(rc == -ENOEXEC && strstr(err.msg, "/etc/passwd: not an ELF file"),
+	      "elfsyms rejects a text file: %s", err.msg);
+	rc = elfsyms_defines("/etc", "malloc", &err);
+	check(rc == -ENOEXEC && strstr(err.msg, "/etc"), "elfsyms rejects a directory: %s",
+	      err.msg);
+	f = fopen(tmp_path(path, sizeof(path), "truncated.so"), "w");
+	if (f) {
+		fwrite(bad_elf, 1, sizeof(bad_elf), f);
+		fclose(f);
+	}
+	rc = elfsyms_find_allocators(path, p, MEMTRACE_UFN_MAX, &err);
+	check(rc == -ENOEXEC && strstr(err.msg, "not an ELF file"),
+	      "elfsyms rejects a truncated ELF header: %s", err.msg);
+}
+
+/* This test binary: dynamically linked, with its own functions in .symtab. */
+static void test_self(void)
+{
+	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	struct mt_err err;
+
+	check(elfsyms_defines("/proc/self/exe", "elfsyms_tests", &err) == 1 &&
+	      elfsyms_defines("/proc/self/exe", "check", &err) == 1,
+	      "elfsyms_defines finds the test binary's own functions");
+	check(elfsyms_defines("/proc/self/exe", "fixture_dir", &err) == 0 &&
+	      elfsyms_defines("/proc/self/exe", "tmp_path", &err) == 0 &&
+	      elfsyms_defines("/proc/self/exe", "no_such_function", &err) == 0,
+	      "elfsyms_defines ignores data, static functions and unknown names");
+	check(elfsyms_defines("/proc/self/exe", "malloc", &err) == 0 &&
+	      elfsyms_find_allocators("/proc/self/exe", p, MEMTRACE_UFN_MAX, &err) == 0,
+	      "elfsyms ignores the allocators a binary only imports (undefined)");
+}
+
+/* Offsets of the fixture library as this process loaded it. */
+static bool fixture_offset(void *h, const char *name, const char *version, uint64_t *off)
+{
+	void *addr = version ? dlvsym(h, name, version) : dlsym(h, name);
+
+	return loaded_offset(addr, off);
+}
+
+static bool probe_is(const struct ufn_probe *p, int n, uint32_t func, void *h, const char *name,
+		     const char *version)
+{
+	const struct ufn_probe *q = find_probe(p, n, func);
+	uint64_t off = 0;
+
+	if (q && fixture_offset(h, name, version, &off) && q->offset == off &&
+	    !strcmp(q->symbol, name))
+		return true;
+	diag("%s: expected %s%s%s at 0x%llx, got %s at 0x%llx", elfsyms_ufn_name(func), name,
+	     version ? "@" : "", version ? version : "", (unsigned long long)off,
+	     q ? q->symbol : "nothing", q ? (unsigned long long)q->offset : 0ULL);
+	return false;
+}
+
+static void check_fixture_probes(const char *what, const struct ufn_probe *p, int n, void *h)
+{
+	uint64_t v1 = 0, v2 = 0;
+
+	fixture_offset(h, "malloc", "ELFSYMS_1", &v1);
+	fixture_offset(h, "malloc", "ELFSYMS_2", &v2);
+	check(v1 != v2 && probe_is(p, n, MEMTRACE_UFN_MALLOC, h, "malloc", "ELFSYMS_2"),
+	      "%s: of two versions of malloc, the default one", what);
+	check(probe_is(p, n, MEMTRACE_UFN_POSIX_MEMALIGN, h, "posix_memalign", "ELFSYMS_1"),
+	      "%s: a name only in a non-default version is still found", what);
+	check(probe_is(p, n, MEMTRACE_UFN_FREE, h, "free", NULL) &&
+	      probe_is(p, n, MEMTRACE_UFN_MUNMAP, h, "munmap", NULL),
+	      "%s: global and weak functions", what);
+	check(!find_probe(p, n, MEMTRACE_UFN_CALLOC), "%s: an IFUNC is skipped", what);
+	check(probe_is(p, n, MEMTRACE_UFN_REALLOC, h, "__libc_realloc", NULL) &&
+	      probe_is(p, n, MEMTRACE_UFN_MEMALIGN, h, "memalign", NULL),
+	      "%s: glibc's internal name only when the public one is absent", what);
+	check(probe_is(p, n, MEMTRACE_UFN_VALLOC, h, "valloc", NULL) &&
+	      !find_probe(p, n, MEMTRACE_UFN_PVALLOC),
+	      "%s: two allocators at one offset are returned once, as the lower id", what);
+	check(!find_probe(p, n, MEMTRACE_UFN_MMAP) && !find_probe(p, n, MEMTRACE_UFN_MREMAP) &&
+	      !find_probe(p, n, MEMTRACE_UFN_REALLOCARRAY) && n == 7,
+	      "%s: data and local symbols are not functions to probe (%d found)", what, n);
+}
+
+static void test_fixture_lib(void)
+{
+	struct ufn_probe p[MEMTRACE_UFN_MAX], q[MEMTRACE_UFN_MAX];
+	char lib[256], stripped[256], obj[256];
+	struct mt_err err;
+	int n, m;
+	void *h;
+
+	char src[4096], map[4096];
+
+	if (!have("cc")) {
+		check(true, "elfsyms symbol rules # SKIP no C compiler (cc) to build the fixture");
+		return;
+	}
+	tmp_path(lib, sizeof(lib), "elfsyms-lib.so");
+	tmp_path(stripped, sizeof(stripped), "elfsyms-lib-stripped.so");
+	snprintf(src, sizeof(src), "%s", fixture_path("elfsyms-lib.c"));
+	snprintf(map, sizeof(map), "%s", fixture_path("elfsyms-lib.map"));
+	/* -Ttext-segment: addresses differ from file offsets, as in ET_EXEC. */
+	if (!check(run("cc -shared -fPIC -O1 -Wl,-Ttext-segment=0x200000 "
+		       "-Wl,--version-script='%s' -o '%s' '%s'", map, lib, src),
+		   "the fixture library builds with cc"))
+		return;
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!check(h, "the fixture library loads")) {
+		diag("%s", dlerror());
+		return;
+	}
+	n = elfsyms_find_allocators(lib, p, MEMTRACE_UFN_MAX, &err);
+	diag_probes("elfsyms-lib.so", p, n);
+	check_fixture_probes(".symtab", p, n, h);
+
+	if (have("objcopy") && run("objcopy --strip-all '%s' '%s'", lib, stripped)) {
+		m = elfsyms_find_allocators(stripped, q, MEMTRACE_UFN_MAX, &err);
+		check(same_probes(p, n, q, m),
+		      "elfsyms finds the same in .dynsym alone (versions from .gnu.version)");
+		check_fixture_probes(".dynsym", q, m, h);
+	} else {
+		check(true, "elfsyms .dynsym rules # SKIP no objcopy (binutils)");
+	}
+	dlclose(h);
+
+	check(elfsyms_defines(lib, "calloc", &err) == 1 &&
+	      elfsyms_defines(lib, "malloc", &err) == 1 &&
+	      elfsyms_defines(lib, "mremap", &err) == 0 && elfsyms_defines(lib, "mmap", &err) == 0,
+	      "elfsyms_defines counts IFUNCs and versioned names, not locals or data");
+	m = elfsyms_find_allocators(lib, q, 2, &err);
+	check(m == 2 && q[0].func == MEMTRACE_UFN_MALLOC && q[1].func == MEMTRACE_UFN_REALLOC,
+	      "elfsyms fills at most max probes, in MEMTRACE_UFN_* order");
+
+	tmp_path(obj, sizeof(obj), "elfsyms-lib.o");
+	if (check(run("cc -c -fPIC -o '%s' '%s'", obj, src), "the fixture object builds"))
+		check(elfsyms_find_allocators(obj, q, MEMTRACE_UFN_MAX, &err) == -ENOEXEC &&
+		      strstr(err.msg, "not an executable or shared object"),
+		      "elfsyms rejects a relocatable object: %s", err.msg);
+}
+
+/* A static binary stripped of everything has no symbol table at all. */
+static void test_no_symbols(void)
+{
+	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	char exe[256], stripped[256];
+	struct mt_err err;
+	int rc;
+
+	tmp_path(exe, sizeof(exe), "elfsyms-static");
+	tmp_path(stripped, sizeof(stripped), "elfsyms-static-stripped");
+	if (!have("cc") || !have("objcopy") || !run("cc -print-file-name=libc.a | grep -q /")) {
+		check(true, "elfsyms reports a binary without symbols # SKIP needs cc, objcopy "
+		      "and a static libc (libc.a) to build one");
+		return;
+	}
+	if (!check(run("cc -static -O1 -o '%s' '%s'", exe, fixture_path("elfsyms-static.c")) &&
+		   run("objcopy --strip-all '%s' '%s'", exe, stripped),
+		   "a static binary builds, and strips"))
+		return;
+	rc = elfsyms_find_allocators(exe, p, MEMTRACE_UFN_MAX, &err);
+	check(rc > 0 && find_probe(p, rc, MEMTRACE_UFN_MALLOC) &&
+	      elfsyms_defines(exe, "malloc", &err) == 1,
+	      "elfsyms finds malloc in a static (ET_EXEC) binary's .symtab");
+	rc = elfsyms_find_allocators(stripped, p, MEMTRACE_UFN_MAX, &err);
+	check(rc == -ENOENT && strstr(err.msg, "stripped") && strstr(err.msg, stripped),
+	      "elfsyms reports no symbol table as -ENOENT: %s", err.msg);
+	rc = elfsyms_defines(stripped, "malloc", &err);
+	check(rc == -ENOENT, "elfsyms_defines too (%d)", rc);
+}
+
+void elfsyms_tests(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/memtrace-elfsyms-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		check(false, "elfsyms: cannot create a temporary directory");
+		return;
+	}
+	test_ufn_names();
+	test_host_libc();
+	test_errors();
+	test_self();
+	test_fixture_lib();
+	test_no_symbols();
+	rm_tmpdir();
+}

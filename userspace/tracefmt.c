@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -t trace lines; see tracefmt.h.
+ */
+#include "tracefmt.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+const char *tracefmt_kind(uint8_t kind)
+{
+	static const char *const names[] = {
+		[MEMTRACE_KIND_KMALLOC] = "kmalloc",
+		[MEMTRACE_KIND_CACHE] = "cache",
+		[MEMTRACE_KIND_PAGE] = "page",
+		[MEMTRACE_KIND_PERCPU] = "percpu",
+		[MEMTRACE_KIND_SLAB_PAGE] = "slab-page",
+		[MEMTRACE_KIND_USER] = "malloc",
+		[MEMTRACE_KIND_USER_MMAP] = "mmap",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "?";
+}
+
+void tracefmt_line(FILE *out, const struct memtrace_trace_rec *r, struct ksyms *ks,
+		   struct usyms *us)
+{
+	bool user = r->kind == MEMTRACE_KIND_USER || r->kind == MEMTRACE_KIND_USER_MMAP;
+	char comm[MEMTRACE_COMM_LEN + 1], frame[600] = "?";
+
+	memcpy(comm, r->comm, MEMTRACE_COMM_LEN);
+	comm[MEMTRACE_COMM_LEN] = '\0';
+	if (r->caller && user && us)
+		usyms_format(us, r->caller, frame, sizeof(frame), 1);
+	else if (r->caller && !user && ks)
+		ksyms_format(ks, r->caller, frame, sizeof(frame));
+	fprintf(out, "[%" PRIu64 ".%06" PRIu64 "] %s kind=%s size=%" PRIu32 " addr=0x%" PRIx64
+		" pid=%" PRIu32 " comm=%s from %s\n",
+		(uint64_t)(r->ts_ns / 1000000000ULL), (uint64_t)(r->ts_ns % 1000000000ULL / 1000),
+		r->type == MEMTRACE_TRACE_FREE ? "free " : "alloc",
+		tracefmt_kind(r->kind), r->bytes_req, (uint64_t)r->addr, r->pid, comm, frame);
+}

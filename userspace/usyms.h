@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User-space symbolization of one process's return addresses with libdwfl
+ * (elfutils), the user-mode counterpart of ksyms.
+ *
+ * Why libdwfl: it maps an address to its module, finds the module's ELF and
+ * debug files (next to it, in /usr/lib/debug, by build-id) and reads their
+ * line tables and DWARF; what it does slowly (symbol and scope lookups) is
+ * done here with per-module tables.  Results are also cached per address:
+ * a report symbolizes the same frames again and again.
+ *
+ * Library code: nothing is printed, errors come back as -errno + mt_err.
+ */
+#ifndef MEMTRACE_READ_USYMS_H
+#define MEMTRACE_READ_USYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct usyms;
+
+/*
+ * Reads the mappings of process pid and opens the files of its code
+ * right away, while the process maps them: through /proc/PID/map_files
+ * (root), so a library deleted or replaced on disk since it was mapped
+ * still resolves, else through /proc/PID/root (another mount namespace),
+ * else by path.  Debug files are read on the first lookup that needs them
+ * (with $DEBUGINFOD_URLS set, libdwfl may download them then).
+ *
+ * Returns 0 and sets *out, or -errno with a message and *out NULL:
+ * -ESRCH "pid N: no such process" (also for a zombie, which has no
+ * mappings left), -EINVAL for a kernel thread or pid <= 0, else what
+ * reading /proc/PID/maps failed with (-EACCES...).
+ */
+int usyms_new(int pid, struct usyms **out, struct mt_err *err);
+void usyms_free(struct usyms *u);
+
+/*
+ * Re-reads the mappings; if the process mapped or unmapped code since the
+ * last read (a dlopen, an exec), reports them to libdwfl again, so that
+ * code resolves, and empties the cache of formatted addresses.  Only
+ * mappings of files with code count: malloc's anonymous mappings come and
+ * go all the time in a leaking process and must not empty the cache.
+ * Libraries still mapped keep their open files and tables.
+ *
+ * Once the process is gone (exited, zombie, or its pid reused), returns
+ * -ESRCH every time and keeps the last mappings: the last stacks of an
+ * exited process still symbolize.  Other errors (-errno with a message)
+ * keep the previous mappings too.
+ */
+int usyms_refresh(struct usyms *u, struct mt_err *err);
+
+/*
+ * Symbolizes one return address (the instruction after a call), innermost
+ * frame first, one frame per line.  The function, line and inline chain are
+ * those of addr - 1, the call itself; the offset printed is that of addr, as
+ * memleak prints it:
+ *
+ *	"fibonacci+0x23 [leak] leak.c:12"
+ *
+ * with " file:LINE" (basename) only where there is DWARF, and [binary] the
+ * basename of the mapped file ("libc.so.6"; "vdso" for the vDSO).  A
+ * function inlined at the call comes first, as its own line, with the line
+ * in it; the line of the function it was inlined in is that of the call:
+ *
+ *	"grow [leak] leak.c:5 (inlined)"
+ *	"fibonacci+0x23 [leak] leak.c:12"	(12: where grow was inlined)
+ *
+ * The function name is that of the ELF symbol (of aliases, the plainest:
+ * "malloc", not "__libc_malloc"); inlined ones are DWARF names.  An
+ * address in a module without a symbol for it prints as
+ * "0x<address in the file> [libc.so.6]" (what objdump and addr2line -e
+ * take), one outside every module as "0x<16 hex digits> [unknown]".
+ *
+ * Line i goes to buf + i * line_len, NUL-terminated and cut to line_len - 1
+ * bytes: buf holds max * line_len bytes.  At most max lines: past that, the
+ * innermost inlined frames are kept and the function line replaces the
+ * last of them.  Returns the number of lines written, >= 1, or 0 only for
+ * max or line_len 0.
+ */
+size_t usyms_format(struct usyms *u, uint64_t addr, char *buf, size_t line_len, size_t max);
+
+/* For tests: how many times the mappings were reported, addresses cached. */
+unsigned int usyms_reports(const struct usyms *u);
+size_t usyms_cached(const struct usyms *u);
+
+#endif
