@@ -76,11 +76,9 @@ bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 							     get_random_u32());
 		return true;
 	}
-	if (f->sample_every > 1) {
-		if (++c->sample_count < f->sample_every)
-			return false;
-		c->sample_count = 0;
-	}
+	/* Counted as mt_record_alloc()'s lockless fast path counts. */
+	if (f->sample_every > 1)
+		return ++c->sample_count % f->sample_every == 0;
 	return true;
 }
 
@@ -171,11 +169,26 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 {
 	const struct mt_filter *f = &mt.filter;
 	u16 cache_id = MEMTRACE_CACHE_NONE;
-	bool cache_known = false;
+	bool cache_known = false, sampled = false;
 	struct mt_pcpu *c;
 	struct mt_live e;
 	unsigned long flags;
 	unsigned int nr;
+
+	/*
+	 * Under 1-in-N sampling with no filter to apply first, most
+	 * allocations are decided here, with IRQ-safe per-CPU operations
+	 * only: interrupts stay on and no other state is touched.
+	 */
+	if (f->sample_every > 1 && !f->by_cache && !f->min_size && !f->max_size &&
+	    !in_nmi()) {
+		if (this_cpu_inc_return(mt.pcpu->sample_count) % f->sample_every) {
+			this_cpu_inc(mt.pcpu->allocs_seen);
+			this_cpu_inc(mt.pcpu->sampled_out);
+			return;
+		}
+		sampled = true;
+	}
 
 	c = mt_hook_enter(&flags);
 	if (!c)
@@ -204,7 +217,7 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 		c->filtered++;
 		goto done;
 	}
-	if (!mt_sample(c, f, ev->bytes_alloc)) {
+	if (!sampled && !mt_sample(c, f, ev->bytes_alloc)) {
 		c->sampled_out++;
 		goto done;
 	}
@@ -320,6 +333,17 @@ static void mt_record_free(unsigned long addr, u8 kind)
 	struct mt_pcpu *c;
 	unsigned long flags;
 
+	/*
+	 * Most frees under sampling are of addresses never recorded: answer
+	 * those without disabling interrupts (probes run with preemption
+	 * disabled, as mt_livetab_may_hold() needs).
+	 */
+	if (!in_nmi() && !mt_livetab_may_hold(&mt.live, addr, kind)) {
+		this_cpu_inc(mt.pcpu->frees_seen);
+		if (likely(!mt_is_self()))
+			this_cpu_inc(mt.pcpu->loss.free_untracked);
+		return;
+	}
 	c = mt_hook_enter(&flags);
 	if (!c)
 		return;

@@ -204,6 +204,14 @@ bool mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e)
 	return true;
 }
 
+bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr, u8 kind)
+{
+	u32 hash = mt_live_hash(addr, kind);
+	struct mt_live_stripe *st = mt_live_stripe(t, hash);
+
+	return READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
+}
+
 bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
 		       struct mt_live *out)
 {

@@ -93,6 +93,12 @@ void mt_livetab_clear(struct mt_livetab *t);
 bool mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e);
 bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
 		       struct mt_live *out);
+/*
+ * False when addr is surely not in the index (its bucket is empty): the
+ * answer for most frees under sampling, with no lock and interrupts left
+ * alone.  Needs preemption disabled (bucket arrays are freed after RCU).
+ */
+bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr, u8 kind);
 /* Grow now, in process context (the work item's body; tests call it). */
 int mt_livetab_grow(struct mt_livetab *t);
 

@@ -25,6 +25,7 @@ median_of() {
 with_reader() {
 	name=$1
 	shift
+	rm -f /tmp/bench-reader.out	# not the last reader's "Attaching"
 	memtrace-read --kernel-leaks "$@" 3600 1 >/tmp/bench-reader.out 2>&1 &
 	r=$!
 	if ! wait_for 60 grep -q Attaching /tmp/bench-reader.out; then

@@ -19,8 +19,11 @@ last_report_stacks() {
 	     END { if (s != "") print s }'
 }
 
-# Start a reader in the background, wait until it has attached.
+# Start a reader in the background, wait until it has attached.  The old
+# output goes first: the background job truncates it only when it runs, and
+# the previous reader's "Attaching" must not be taken for this one's.
 start_reader() {
+	rm -f "$OUT"
 	memtrace-read --kernel-leaks "$@" >"$OUT" 2>&1 &
 	READER=$!
 	if ! wait_for 60 grep -q "Attaching to kernel allocators" "$OUT"; then

@@ -11,12 +11,25 @@
  *   cat .../result
  *	"<mode> <pairs> <size> <ns per pair>"
  * Run memtrace-read around a 'plain' run to measure memtrace.
+ *
+ * User mode's floor, for a program timing its own malloc+free pairs:
+ *   echo 'PATH OFFSET[:ret] ...' > .../uprobe_arm
+ *	registers an empty uprobe at each file OFFSET of PATH, and with
+ *	":ret" an empty return probe too (as memtrace probes malloc: entry
+ *	and return; free: entry).  The filter takes every address space:
+ *	every process that runs the code traps;
+ *   echo off > .../uprobe_arm
+ *	unregisters them (module exit does too).
  */
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <trace/events/kmem.h>
+
+#include "compat.h"
 
 static uint pairs = 200000;
 module_param(pairs, uint, 0644);
@@ -91,6 +104,147 @@ static const struct kernel_param_ops bench_run_ops = {
 	.set = bench_run,
 };
 module_param_cb(run, &bench_run_ops, NULL, 0200);
+
+#ifdef CONFIG_UPROBES
+#define BENCH_MAX_UPROBES	8
+
+static struct bench_uprobe {
+	struct uprobe_consumer uc;
+	struct mt_uprobe_handle handle;
+} bench_uprobes[BENCH_MAX_UPROBES];
+static unsigned int bench_nr_uprobes;
+static struct path bench_uprobe_path;	/* the probed file, held while probed */
+static DEFINE_MUTEX(bench_uprobe_lock);
+
+static int bench_uprobe_handler(MT_UPROBE_HANDLER_ARGS)
+{
+	return 0;
+}
+
+static int bench_uretprobe_handler(MT_URETPROBE_HANDLER_ARGS)
+{
+	return 0;
+}
+
+static bool bench_uprobe_filter(MT_UPROBE_FILTER_ARGS)
+{
+	return true;
+}
+
+/* Under bench_uprobe_lock. */
+static void bench_uprobe_disarm(void)
+{
+	unsigned int i;
+
+	if (!bench_uprobe_path.dentry)
+		return;
+	for (i = 0; i < bench_nr_uprobes; i++)
+		mt_uprobe_unregister_nosync(&bench_uprobes[i].handle, &bench_uprobes[i].uc);
+	if (bench_nr_uprobes)
+		mt_uprobe_unregister_sync();
+	bench_nr_uprobes = 0;
+	path_put(&bench_uprobe_path);
+	bench_uprobe_path = (struct path) {};
+}
+
+/* One "OFFSET[:ret]" of PATH; under bench_uprobe_lock. */
+static int bench_uprobe_add(char *tok)
+{
+	struct bench_uprobe *up;
+	char *suffix = strchr(tok, ':');
+	u64 offset;
+	int ret;
+
+	if (suffix) {
+		*suffix++ = '\0';
+		if (strcmp(suffix, "ret"))
+			return -EINVAL;
+	}
+	ret = kstrtou64(tok, 0, &offset);
+	if (ret)
+		return ret;
+	if (bench_nr_uprobes == BENCH_MAX_UPROBES)
+		return -E2BIG;
+	up = &bench_uprobes[bench_nr_uprobes];
+	up->uc = (struct uprobe_consumer) {
+		.handler = bench_uprobe_handler,
+		.ret_handler = suffix ? bench_uretprobe_handler : NULL,
+		.filter = bench_uprobe_filter,
+	};
+	ret = mt_uprobe_register(d_inode(bench_uprobe_path.dentry), offset, &up->uc,
+				 &up->handle);
+	if (ret)
+		return ret;
+	bench_nr_uprobes++;
+	return 0;
+}
+
+static int bench_uprobe_arm(const char *val, const struct kernel_param *kp)
+{
+	char *buf, *s, *tok;
+	int ret;
+
+	buf = kstrdup(val, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	s = strim(buf);
+	mutex_lock(&bench_uprobe_lock);
+	bench_uprobe_disarm();
+	ret = 0;
+	if (!strcmp(s, "off"))
+		goto out;
+	tok = strsep(&s, " ");
+	ret = kern_path(tok, LOOKUP_FOLLOW, &bench_uprobe_path);
+	if (ret)
+		goto out;
+	ret = -EINVAL;
+	if (!d_is_reg(bench_uprobe_path.dentry))
+		goto fail;
+	while ((tok = strsep(&s, " "))) {
+		if (!*tok)
+			continue;
+		ret = bench_uprobe_add(tok);
+		if (ret)
+			goto fail;
+	}
+	if (bench_nr_uprobes)
+		goto out;
+	ret = -EINVAL;		/* no offset */
+fail:
+	bench_uprobe_disarm();
+out:
+	mutex_unlock(&bench_uprobe_lock);
+	kfree(buf);
+	return ret;
+}
+
+static void bench_uprobe_exit(void)
+{
+	mutex_lock(&bench_uprobe_lock);
+	bench_uprobe_disarm();
+	mutex_unlock(&bench_uprobe_lock);
+}
+#else
+static int bench_uprobe_arm(const char *val, const struct kernel_param *kp)
+{
+	return -EOPNOTSUPP;
+}
+
+static void bench_uprobe_exit(void)
+{
+}
+#endif /* CONFIG_UPROBES */
+
+static const struct kernel_param_ops bench_uprobe_arm_ops = {
+	.set = bench_uprobe_arm,
+};
+module_param_cb(uprobe_arm, &bench_uprobe_arm_ops, NULL, 0200);
+
+static void __exit bench_exit(void)
+{
+	bench_uprobe_exit();
+}
+module_exit(bench_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("kmalloc+kfree cost for memtrace benchmarks");
