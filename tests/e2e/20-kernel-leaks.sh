@@ -105,6 +105,36 @@ check_eq "--cache memtrace_leaker_obj reports only that cache's stack" \
 	"1400 bytes in 7 allocations from stack ;; leaker_cache_leak" \
 	"$(printf '%s\n' "$stacks" | sed -E 's/^[[:space:]]+//; s/ ;; ([a-z_]+)\+.*/ ;; \1/')"
 
+# --- pages and percpu, each checked in its own report ----------------------
+start_reader -o 0 -T 1000 2 1 || exit 1
+echo 1 >"$LEAKER_PARAMS/leak_pages_percpu"
+wait "$READER"
+stacks=$(last_report_stacks "$OUT")
+diag "$(printf '%s\n' "$stacks" | grep -E 'leaker_(page|percpu)_leak' | cut -c1-160)"
+check_match "3 x alloc_pages(order 2): 49152 bytes in 3 allocations, from leaker_page_leak" \
+	'^[[:space:]]*49152 bytes in 3 allocations from stack.* ;; leaker_page_leak\+0x[0-9a-f]+ \[memtrace_leaker\]' \
+	"$stacks"
+
+start_reader -P -o 0 -T 1000 2 1 || exit 1
+echo 1 >"$LEAKER_PARAMS/leak_pages_percpu"
+wait "$READER"
+stacks=$(last_report_stacks "$OUT")
+diag "$(printf '%s\n' "$stacks" | grep -E 'leaker_(page|percpu)_leak' | cut -c1-160)"
+# The percpu tracepoint's size is the object's on every possible CPU, plus,
+# with memcg accounting, an obj_cgroup pointer per 4 bytes on one of them
+# (pcpu_obj_full_size()): 4 x 64 x CPUs, or 4 x (64 x CPUs + 128).
+ncpu=$(awk -F- '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+plain=$((4 * 64 * ncpu)) memcg=$((4 * (64 * ncpu + 128)))
+check_match "-P: 4 x __alloc_percpu(64) on $ncpu CPUs: $plain (or $memcg with memcg) bytes in 4 allocations, from leaker_percpu_leak" \
+	"^[[:space:]]*($plain|$memcg) bytes in 4 allocations from stack.* ;; leaker_percpu_leak\\+0x[0-9a-f]+ \\[memtrace_leaker\\]" \
+	"$stacks"
+if printf '%s\n' "$stacks" | grep -q 'leaker_page_leak'; then
+	not_ok "-P reports percpu allocations only" "$(printf '%s\n' "$stacks" | grep leaker_page_leak)"
+else
+	ok "-P reports percpu allocations only"
+fi
+echo 1 >"$LEAKER_PARAMS/free"
+
 # --- growth across intervals, then unload ------------------------------------
 # report_or_gone N: the reader printed more than N reports, or has exited.
 report_or_gone() {

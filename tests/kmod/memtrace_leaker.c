@@ -12,14 +12,19 @@
  *   - nr_irq kmalloc(irq_size) in leaker_irq_alloc(), freed 20 ms later
  *     from an hrtimer (hard IRQ), and nr_irq more freed from a timer
  *     (softirq): those must not be reported as outstanding.
- * N rounds are made (default 1).  Writing to 'free' frees what is kept;
- * unloading frees everything.
+ * N rounds are made (default 1).  Writing to 'leak_pages_percpu' makes,
+ * apart (the page and percpu reports are checked on their own):
+ *   - nr_pages alloc_pages(page_order) in leaker_page_leak(), kept;
+ *   - nr_percpu __alloc_percpu(percpu_size) in leaker_percpu_leak(), kept.
+ * Writing to 'free' frees what is kept; unloading frees everything.
  */
 #define pr_fmt(fmt) "memtrace_leaker: " fmt
 
+#include <linux/gfp.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -39,6 +44,22 @@ static uint nr_irq = 5;
 module_param(nr_irq, uint, 0644);
 static uint irq_size = 3000;		/* kmalloc-4k */
 module_param(irq_size, uint, 0644);
+
+static uint nr_pages = 3;
+module_param(nr_pages, uint, 0644);
+static uint page_order = 2;		/* 16 KiB each */
+module_param(page_order, uint, 0644);
+static uint nr_percpu = 4;
+module_param(nr_percpu, uint, 0644);
+static uint percpu_size = 64;
+module_param(percpu_size, uint, 0644);
+
+#define LEAKER_MAX_PAGES	64
+static struct page *kept_pages[LEAKER_MAX_PAGES];
+static uint kept_page_order[LEAKER_MAX_PAGES];
+static uint nr_kept_pages;
+static void __percpu *kept_percpu[LEAKER_MAX_PAGES];
+static uint nr_kept_percpu;
 
 static DEFINE_MUTEX(leaker_lock);
 static struct kmem_cache *leaker_cache;
@@ -155,6 +176,52 @@ static int leaker_set_leak(const char *val, const struct kernel_param *kp)
 	return ret;
 }
 
+static noinline int leaker_page_leak(void)
+{
+	uint i;
+
+	for (i = 0; i < nr_pages && nr_kept_pages < LEAKER_MAX_PAGES; i++) {
+		struct page *p = alloc_pages(GFP_KERNEL, page_order);
+
+		if (!p)
+			return -ENOMEM;
+		kept_page_order[nr_kept_pages] = page_order;
+		kept_pages[nr_kept_pages++] = p;
+	}
+	return 0;
+}
+
+static noinline int leaker_percpu_leak(void)
+{
+	uint i;
+
+	for (i = 0; i < nr_percpu && nr_kept_percpu < LEAKER_MAX_PAGES; i++) {
+		void __percpu *p = __alloc_percpu(percpu_size, sizeof(long));
+
+		if (!p)
+			return -ENOMEM;
+		kept_percpu[nr_kept_percpu++] = p;
+	}
+	return 0;
+}
+
+static int leaker_set_leak_pages_percpu(const char *val, const struct kernel_param *kp)
+{
+	int ret;
+
+	mutex_lock(&leaker_lock);
+	ret = leaker_page_leak();
+	if (!ret)
+		ret = leaker_percpu_leak();
+	mutex_unlock(&leaker_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops leaker_leak_pages_percpu_ops = {
+	.set = leaker_set_leak_pages_percpu,
+};
+module_param_cb(leak_pages_percpu, &leaker_leak_pages_percpu_ops, NULL, 0200);
+
 static const struct kernel_param_ops leaker_leak_ops = {
 	.set = leaker_set_leak,
 };
@@ -165,6 +232,12 @@ static void leaker_free_kept(void)
 	leaker_free_all(kept_kmalloc, &nr_kept_kmalloc);
 	while (nr_kept_objs)
 		kmem_cache_free(leaker_cache, kept_objs[--nr_kept_objs]);
+	while (nr_kept_pages) {
+		nr_kept_pages--;
+		__free_pages(kept_pages[nr_kept_pages], kept_page_order[nr_kept_pages]);
+	}
+	while (nr_kept_percpu)
+		free_percpu(kept_percpu[--nr_kept_percpu]);
 }
 
 static int leaker_set_free(const char *val, const struct kernel_param *kp)
