@@ -33,7 +33,8 @@ struct mt_call {
 	u32 stack_id;
 	u8 func;		/* MEMTRACE_UFN_* */
 	u8 flags;		/* MT_CALL_* */
-	u16 __pad;
+	u8 slot;		/* the caller's address space, 1 + its slot (uprobes.c) */
+	u8 __pad;
 };
 
 /* The outermost allocator call of its thread: nested ones are its own work. */

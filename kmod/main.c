@@ -220,10 +220,11 @@ static long mt_ioctl_target(struct file *file, void __user *arg)
 	ret = mt_copy_sized(&t, sizeof(t), MEMTRACE_TARGET_SIZE_VER0, arg);
 	if (ret)
 		return ret;
-	if (t.flags || t.__pad)
+	if ((t.flags & ~MEMTRACE_TARGET_FOLLOW_FORKS) || t.__pad)
 		return -EINVAL;
 	mt_lock();
-	ret = mt.tracing ? -EBUSY : mt_user_set_target(file, t.pid);
+	ret = mt.tracing ? -EBUSY :
+	      mt_user_set_target(file, t.pid, t.flags & MEMTRACE_TARGET_FOLLOW_FORKS);
 	mt_unlock();
 	return ret;
 }

@@ -57,12 +57,24 @@ struct mt_uprobe {
 	bool registered;
 };
 
+/* Address spaces traced at once: the target and the children it forks. */
+#define MT_USER_MAX_MMS		64
+
 static struct {
 	const void *owner;	/* file that set the target */
 	pid_t pid;		/* as the owner named it */
 	pid_t tgid;		/* in the initial namespace, as the tracepoints see it */
-	/* The target's address space, referenced (mmgrab) so it cannot be reused. */
-	struct mm_struct *mm;
+	bool follow_forks;
+	/*
+	 * The address spaces traced, referenced (mmgrab) so that none can be
+	 * reused while compared: [0] the target's, then the children
+	 * followed.  Appended under mms_lock and published by nr_mms with
+	 * release semantics; read locklessly; dropped only by release.
+	 */
+	struct mm_struct *mms[MT_USER_MAX_MMS];
+	u32 nr_mms;
+	raw_spinlock_t mms_lock;
+	atomic64_t forks_full;
 	struct mt_uprobe probes[MEMTRACE_MAX_UPROBES];
 	u32 nr_probes;
 	bool armed;
@@ -173,13 +185,30 @@ static unsigned int mt_user_stack(struct pt_regs *regs, unsigned long *ip,
 
 /* ---- the handlers ------------------------------------------------------ */
 
-static bool mt_user_is_target(void)
+/* 1 + the slot of a traced address space, or 0. */
+static u32 mt_user_slot(const struct mm_struct *mm)
 {
-	return current->mm == READ_ONCE(mt_user.mm);
+	/* Pairs with mt_probe_fork()'s release: slots below n are written. */
+	u32 n = smp_load_acquire(&mt_user.nr_mms), i;
+
+	for (i = 0; i < n; i++)
+		if (READ_ONCE(mt_user.mms[i]) == mm)
+			return i + 1;
+	return 0;
+}
+
+/*
+ * The live index's key of a user address: addresses repeat in a forked
+ * child, so a followed process's carry its slot above the 48 bits of a
+ * user address (never a kernel address: those have the top bits set).
+ */
+static unsigned long mt_user_key(unsigned long addr, u32 slot)
+{
+	return slot > 1 ? addr | (unsigned long)(slot - 1) << 48 : addr;
 }
 
 /* free(), munmap(): the block is gone at entry already, for our purpose. */
-static void mt_user_free(unsigned long addr, u8 kind)
+static void mt_user_free(unsigned long addr, u8 kind, u32 slot)
 {
 	struct mt_pcpu *c;
 	unsigned long flags;
@@ -189,12 +218,12 @@ static void mt_user_free(unsigned long addr, u8 kind)
 	c = mt_hook_enter(&flags);
 	if (!c)
 		return;
-	if (!mt_account_free(c, addr, kind))
+	if (!mt_account_free(c, mt_user_key(addr, slot), kind))
 		c->loss.free_untracked++;
 	mt_hook_exit(c, flags);
 }
 
-static void mt_user_call(u8 func, struct pt_regs *regs)
+static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot)
 {
 	const struct mt_filter *f = &mt.filter;
 	struct mt_thread_calls *tc;
@@ -224,6 +253,7 @@ static void mt_user_call(u8 func, struct pt_regs *regs)
 	call->size = size;
 	call->ptr = ptr;
 	call->flags = MT_CALL_OUTER;
+	call->slot = slot;
 
 	c->allocs_seen++;
 	if (size < f->min_size || (f->max_size && size > f->max_size)) {
@@ -288,11 +318,11 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 	if (call->func == MEMTRACE_UFN_MREMAP)
 		resized = ok;
 	if (resized && call->ptr &&
-	    !mt_account_free(c, call->ptr, mt_ufn_kind(call->func)))
+	    !mt_account_free(c, mt_user_key(call->ptr, call->slot), mt_ufn_kind(call->func)))
 		c->loss.free_untracked++;
 
 	if (ok && (call->flags & MT_CALL_RECORD)) {
-		e.addr = addr;
+		e.addr = mt_user_key(addr, call->slot);
 		e.ts_ns = ktime_get_mono_fast_ns();
 		e.stack_id = call->stack_id;
 		e.bytes_req = min_t(u64, call->size, U32_MAX);
@@ -310,22 +340,23 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 static int mt_uprobe_entry(MT_UPROBE_HANDLER_ARGS)
 {
 	struct mt_uprobe *up = container_of(self, struct mt_uprobe, uc);
+	u32 slot = mt_user_slot(current->mm);
 
-	/* A child forked from the target: take the breakpoint out of it. */
-	if (!mt_user_is_target())
+	/* A child forked from the target, not followed: take the breakpoint out of it. */
+	if (!slot)
 		return UPROBE_HANDLER_REMOVE;
 	/* The arguments are read by the x86-64 calling convention. */
 	if (!user_64bit_mode(regs))
 		return 0;
 	switch (up->func) {
 	case MEMTRACE_UFN_FREE:
-		mt_user_free(regs_get_kernel_argument(regs, 0), MEMTRACE_KIND_USER);
+		mt_user_free(regs_get_kernel_argument(regs, 0), MEMTRACE_KIND_USER, slot);
 		break;
 	case MEMTRACE_UFN_MUNMAP:
-		mt_user_free(regs_get_kernel_argument(regs, 0), MEMTRACE_KIND_USER_MMAP);
+		mt_user_free(regs_get_kernel_argument(regs, 0), MEMTRACE_KIND_USER_MMAP, slot);
 		break;
 	default:
-		mt_user_call(up->func, regs);
+		mt_user_call(up->func, regs, slot);
 		break;
 	}
 	return 0;
@@ -336,7 +367,7 @@ static int mt_uprobe_return(MT_URETPROBE_HANDLER_ARGS)
 	struct mt_thread_calls *tc;
 	struct mt_call call;
 
-	if (!mt_user_is_target() || !user_64bit_mode(regs))
+	if (!mt_user_slot(current->mm) || !user_64bit_mode(regs))
 		return 0;
 	tc = mt_calltab_find(&mt_user.calls, current->pid);
 	/* No call kept: the table was full at its entry (counted there). */
@@ -349,7 +380,7 @@ static int mt_uprobe_return(MT_URETPROBE_HANDLER_ARGS)
 
 static bool mt_uprobe_filter(MT_UPROBE_FILTER_ARGS)
 {
-	return mm == READ_ONCE(mt_user.mm);
+	return mt_user_slot(mm) != 0;
 }
 
 /* ---- exec of the target ------------------------------------------------ */
@@ -362,17 +393,51 @@ static void mt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 }
 MT_CHECK_PROBE(sched_process_exec, mt_probe_exec)
 
+/*
+ * --follow-forks: a traced process forks (not a thread: a new mm).  The
+ * child has not run yet, and its copies of the text pages carry the
+ * breakpoints already; taking its mm in makes them fire for it.
+ */
+static void mt_probe_fork(void *data, struct task_struct *parent,
+			  struct task_struct *child)
+{
+	struct mm_struct *mm = child->mm;
+	unsigned long flags;
+	u32 n;
+
+	if (!mm || mm == parent->mm || !mt_user_slot(parent->mm))
+		return;
+	raw_spin_lock_irqsave(&mt_user.mms_lock, flags);
+	n = mt_user.nr_mms;
+	if (n < MT_USER_MAX_MMS) {
+		mmgrab(mm);
+		WRITE_ONCE(mt_user.mms[n], mm);
+		/* The slot is written before a reader can count it. */
+		smp_store_release(&mt_user.nr_mms, n + 1);
+	} else {
+		atomic64_inc(&mt_user.forks_full);
+	}
+	raw_spin_unlock_irqrestore(&mt_user.mms_lock, flags);
+}
+MT_CHECK_PROBE(sched_process_fork, mt_probe_fork)
+
 static struct mt_tp mt_user_tps[] = {
 	{ "sched_process_exec", mt_probe_exec, MEMTRACE_EV_USER },
 };
 
+static struct mt_tp mt_fork_tps[] = {
+	{ "sched_process_fork", mt_probe_fork, MEMTRACE_EV_USER },
+};
+
 /* ---- control (under mt.lock) ------------------------------------------- */
 
-static bool mt_user_exec_tp;
+static bool mt_user_exec_tp, mt_user_fork_tp;
 
 int mt_user_init(void)
 {
+	raw_spin_lock_init(&mt_user.mms_lock);
 	mt_user_exec_tp = mt_tp_lookup(mt_user_tps, ARRAY_SIZE(mt_user_tps)) != 0;
+	mt_user_fork_tp = mt_tp_lookup(mt_fork_tps, ARRAY_SIZE(mt_fork_tps)) != 0;
 	return 0;
 }
 
@@ -399,9 +464,13 @@ void mt_user_release(void)
 	if (WARN_ON_ONCE(mt_user.armed))
 		return;
 	mt_user_put_probes();
-	if (mt_user.mm)
-		mmdrop(mt_user.mm);
-	WRITE_ONCE(mt_user.mm, NULL);
+	while (mt_user.nr_mms) {
+		mt_user.nr_mms--;
+		mmdrop(mt_user.mms[mt_user.nr_mms]);
+		mt_user.mms[mt_user.nr_mms] = NULL;
+	}
+	atomic64_set(&mt_user.forks_full, 0);
+	mt_user.follow_forks = false;
 	WRITE_ONCE(mt_user.tgid, 0);
 	mt_user.pid = 0;
 	mt_user.owner = NULL;
@@ -415,7 +484,7 @@ void mt_user_release_owner(const void *owner)
 		mt_user_release();
 }
 
-int mt_user_set_target(const void *owner, pid_t pid)
+int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
@@ -450,7 +519,10 @@ int mt_user_set_target(const void *owner, pid_t pid)
 
 	mt_user.owner = owner;
 	mt_user.pid = pid;
-	WRITE_ONCE(mt_user.mm, mm);
+	mt_user.follow_forks = follow_forks;
+	mt_user.mms[0] = mm;
+	/* Handlers and the filter see the slot written before it counts. */
+	smp_store_release(&mt_user.nr_mms, 1);
 	return 0;
 }
 
@@ -461,7 +533,7 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
 	struct file *file;
 	u32 i;
 
-	if (!mt_user.mm || mt_user.owner != owner)
+	if (!mt_user.nr_mms || mt_user.owner != owner)
 		return -ESRCH;	/* MEMTRACE_IOC_TARGET first */
 	if (mt_user.armed)
 		return -EBUSY;
@@ -494,7 +566,7 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
 
 bool mt_user_ready(void)
 {
-	return mt_user.mm && mt_user.nr_probes;
+	return mt_user.nr_mms && mt_user.nr_probes;
 }
 
 void mt_user_detach(void)
@@ -517,6 +589,7 @@ void mt_user_detach(void)
 	if (any)
 		mt_uprobe_unregister_sync();
 	mt_tp_unregister(mt_user_tps, ARRAY_SIZE(mt_user_tps));
+	mt_tp_unregister(mt_fork_tps, ARRAY_SIZE(mt_fork_tps));
 	mt_user.armed = false;
 }
 
@@ -537,6 +610,12 @@ int mt_user_attach(void)
 	if (mt_user_exec_tp) {
 		ret = mt_tp_register(mt_user_tps, ARRAY_SIZE(mt_user_tps),
 				     MEMTRACE_EV_USER);
+		if (ret)
+			goto fail;
+	}
+	if (mt_user.follow_forks) {
+		ret = mt_user_fork_tp ? mt_tp_register(mt_fork_tps, ARRAY_SIZE(mt_fork_tps),
+						       MEMTRACE_EV_USER) : -EOPNOTSUPP;
 		if (ret)
 			goto fail;
 	}
@@ -569,6 +648,9 @@ void mt_user_snapshot(struct memtrace_target_state *ts)
 	ts->pid = mt_user.pid;
 	ts->exec_ns = READ_ONCE(mt_user.exec_ns);
 	ts->flags = ts->exec_ns ? MEMTRACE_TARGET_EXECED : 0;
+	/* Pairs with mt_probe_fork()'s release. */
+	ts->nr_processes = smp_load_acquire(&mt_user.nr_mms);
+	ts->forks_full = atomic64_read(&mt_user.forks_full);
 	ts->nr_uprobes = 0;
 	if (mt_user.armed) {
 		u32 i;

@@ -18,7 +18,7 @@ int mt_user_init(void);
 /* MEMTRACE_EV_USER */
 u32 mt_user_available(void);
 /* Name the process to trace (0: none), dropping the previous target. */
-int mt_user_set_target(const void *owner, pid_t pid);
+int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks);
 /* One allocator function of the target's: fd's file at offset. */
 int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func);
 /* A target with at least one function to probe is set. */
@@ -35,7 +35,7 @@ void mt_user_snapshot(struct memtrace_target_state *ts);
 
 static inline int mt_user_init(void) { return 0; }
 static inline u32 mt_user_available(void) { return 0; }
-static inline int mt_user_set_target(const void *owner, pid_t pid)
+static inline int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 {
 	return -EOPNOTSUPP;
 }

@@ -20,6 +20,7 @@ enum {
 	OPT_SORT,
 	OPT_CACHE,
 	OPT_STACK_DEPTH,
+	OPT_FOLLOW_FORKS,
 };
 
 static const char short_options[] = ":hp:c:O:tao:CPs:T:z:Z:";
@@ -32,6 +33,7 @@ static const struct option long_options[] = {
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
+	{ "follow-forks",	no_argument,		NULL, OPT_FOLLOW_FORKS },
 	{ "trace",		no_argument,		NULL, 't' },
 	{ "show-allocs",	no_argument,		NULL, 'a' },
 	{ "older",		required_argument,	NULL, 'o' },
@@ -63,7 +65,7 @@ void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "usage: %s [-h] [--version] [--kernel-leaks | --slab] [-p PID | -c COMMAND]\n"
-"       [-O OBJ]...\n"
+"       [-O OBJ]... [--follow-forks]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
 "       [--cache NAME]... [--stack-depth N] [interval] [count]\n"
@@ -96,6 +98,8 @@ void cli_usage(FILE *out, const char *prog)
 "  -O OBJ, --obj OBJ     also probe the allocator functions in this object: a\n"
 "                        path, or the name of a library the process maps\n"
 "                        (\"c\", \"jemalloc\"; repeatable, up to %d)\n"
+"  --follow-forks        also trace the processes it forks, from the fork on\n"
+"                        (without it, a child is not traced)\n"
 "  -t, --trace           print a line for each allocation recorded and each free\n"
 "                        of one, as they happen, besides the reports\n"
 "  -a, --show-allocs     show allocation addresses and sizes, with the\n"
@@ -230,6 +234,8 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 			       slab ? "--slab" : "--kernel-leaks");
 	if (o->nr_objs && !o->pid && !o->command)
 		return mt_errf(err, EINVAL, "-O names a process's allocator: it needs -p or -c");
+	if (o->follow_forks && !o->pid && !o->command)
+		return mt_errf(err, EINVAL, "--follow-forks follows a process: it needs -p or -c");
 	if ((o->pid || o->command) && (o->percpu || o->nr_caches))
 		return mt_errf(err, EINVAL, "%s applies to kernel allocations, not to -p/-c",
 			       o->percpu ? "-P" : "--cache");
@@ -297,6 +303,9 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case 't':
 			o->trace = true;
+			break;
+		case OPT_FOLLOW_FORKS:
+			o->follow_forks = true;
 			break;
 		case 'a':
 			o->show_allocs = true;

@@ -50,6 +50,7 @@ struct mt_options {
 	unsigned int nr_objs;		/* -O, repeatable */
 	char *objs[MT_MAX_OBJS];	/* into argv */
 	bool trace;			/* -t */
+	bool follow_forks;		/* --follow-forks, user mode */
 	bool show_allocs;		/* -a */
 	bool combined_only;		/* -C / --combined-only */
 	bool percpu;			/* -P / --percpu */

@@ -197,9 +197,12 @@ int device_start(struct mt_device *d, struct mt_err *err)
 	return mt_errf(err, errno, "cannot start tracing: %s", strerror(errno));
 }
 
-int device_set_target(struct mt_device *d, int pid, struct mt_err *err)
+int device_set_target(struct mt_device *d, int pid, bool follow_forks, struct mt_err *err)
 {
-	struct memtrace_target t = { .size = sizeof(t), .pid = pid };
+	struct memtrace_target t = {
+		.size = sizeof(t), .pid = pid,
+		.flags = follow_forks ? MEMTRACE_TARGET_FOLLOW_FORKS : 0,
+	};
 
 	if (xioctl(d->fd, MEMTRACE_IOC_TARGET, &t) == 0)
 		return 0;

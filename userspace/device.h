@@ -37,7 +37,7 @@ int device_configure(struct mt_device *d, const struct memtrace_config *cfg,
 int device_set_buffer(struct mt_device *d, uint64_t size, struct mt_err *err);
 int device_start(struct mt_device *d, struct mt_err *err);
 /* User mode: the process to trace, then each allocator function to probe. */
-int device_set_target(struct mt_device *d, int pid, struct mt_err *err);
+int device_set_target(struct mt_device *d, int pid, bool follow_forks, struct mt_err *err);
 int device_add_uprobe(struct mt_device *d, int fd, uint64_t offset, uint32_t func,
 		      struct mt_err *err);
 int device_stop(struct mt_device *d, struct mt_err *err);

@@ -83,6 +83,10 @@ void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms
 			"%llu stacks cut short, %llu calls not recorded (call table full)\n",
 			t->pid, t->nr_uprobes, (unsigned long long)t->nested,
 			(unsigned long long)t->stack_faults, (unsigned long long)l->calls_full);
+		if (t->nr_processes > 1 || t->forks_full)
+			fprintf(out, "Forks: %u processes traced, %llu children not followed "
+				"(too many processes)\n", t->nr_processes,
+				(unsigned long long)t->forks_full);
 	}
 	if (l->trace_full)
 		fprintf(out, "Trace: %llu records dropped (ring full: the reader fell behind)\n",
@@ -164,7 +168,7 @@ static void print_allocs(FILE *out, const struct mt_snapshot *snap,
 		memcpy(comm, r->comm, MEMTRACE_COMM_LEN);
 		comm[MEMTRACE_COMM_LEN] = '\0';
 		fprintf(out, "\taddr = %llx size = %u pid = %u comm = %s age = %llu.%03llus\n",
-			(unsigned long long)r->addr, r->bytes_alloc, r->pid, comm,
+			(unsigned long long)report_addr(r->addr, r->kind), r->bytes_alloc, r->pid, comm,
 			(unsigned long long)(age / 1000000000ULL),
 			(unsigned long long)(age / 1000000ULL % 1000ULL));
 	}

@@ -24,6 +24,13 @@ struct report_ctx {
 	char timestamp[16];			/* "HH:MM:SS" */
 };
 
+/* An allocation's address as its process sees it (see MEMTRACE_USER_ADDR). */
+static inline uint64_t report_addr(uint64_t addr, uint8_t kind)
+{
+	return kind == MEMTRACE_KIND_USER || kind == MEMTRACE_KIND_USER_MMAP ?
+	       MEMTRACE_USER_ADDR(addr) : addr;
+}
+
 /* Kinds of allocation the leak report covers for these options. */
 unsigned int report_kind_mask(const struct mt_options *opts);
 

@@ -318,7 +318,7 @@ static int setup_target(struct session *s, struct mt_err *err)
 	} else {
 		s->pid = o->pid;
 	}
-	ret = device_set_target(&s->dev, s->pid, err);
+	ret = device_set_target(&s->dev, s->pid, o->follow_forks, err);
 	if (!ret) {
 		ret = usermode_add_probes(&s->dev, s->pid, s->child,
 					  (const char *const *)o->objs, o->nr_objs, err);

@@ -3,6 +3,7 @@
  * -t trace lines; see tracefmt.h.
  */
 #include "tracefmt.h"
+#include "report.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -38,5 +39,6 @@ void tracefmt_line(FILE *out, const struct memtrace_trace_rec *r, struct ksyms *
 		" pid=%" PRIu32 " comm=%s from %s\n",
 		(uint64_t)(r->ts_ns / 1000000000ULL), (uint64_t)(r->ts_ns % 1000000000ULL / 1000),
 		r->type == MEMTRACE_TRACE_FREE ? "free " : "alloc",
-		tracefmt_kind(r->kind), r->bytes_req, (uint64_t)r->addr, r->pid, comm, frame);
+		tracefmt_kind(r->kind), r->bytes_req, (uint64_t)report_addr(r->addr, r->kind),
+		r->pid, comm, frame);
 }

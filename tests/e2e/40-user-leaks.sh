@@ -276,5 +276,34 @@ check_userleak_stacks "-c userleak --exec" "$OUT"
 check_match "-c userleak --exec: heap summary in use at exec" \
 	'^ +in use at exec: 2,724 bytes in 14 blocks$' "$(cat "$OUT")"
 
-# --- f. ------------------------------------------------------------------
+# --- f. fork: a child is traced only with --follow-forks ----------------------
+# forkleak: the parent keeps 3 x malloc(100) (parent_leak), its child
+# 5 x malloc(200) (child_leak) before it exits.
+OUT=/tmp/fork.out
+timeout -s KILL $((120 * SCALE)) memtrace-read -c /usr/bin/forkleak >"$OUT" 2>&1
+check_eq "-c forkleak: memtrace-read exits 0" 0 "$?"
+stacks=$(last_report_stacks "$OUT")
+check_match "-c forkleak: the parent's 3 x malloc(100) from parent_leak" \
+	"$(stack_re 300 3 parent_leak main forkleak)" "$stacks"
+if printf '%s\n' "$stacks" | grep -q 'child_leak'; then
+	not_ok "-c forkleak: the child is not traced unless asked" "$stacks"
+else
+	ok "-c forkleak: the child is not traced unless asked"
+fi
+
+OUT=/tmp/follow.out
+timeout -s KILL $((120 * SCALE)) memtrace-read --follow-forks -c /usr/bin/forkleak >"$OUT" 2>&1
+check_eq "--follow-forks -c forkleak: memtrace-read exits 0" 0 "$?"
+stacks=$(last_report_stacks "$OUT")
+diag "$(printf '%s\n' "$stacks" | grep -E '_leak' | cut -c1-160)"
+check_match "--follow-forks: the parent's 3 x malloc(100) from parent_leak" \
+	"$(stack_re 300 3 parent_leak main forkleak)" "$stacks"
+check_match "--follow-forks: the child's 5 x malloc(200) from child_leak" \
+	"$(stack_re 1000 5 child_leak main forkleak)" "$stacks"
+check_match "--follow-forks: two processes traced" '^Forks: 2 processes traced, 0 children' \
+	"$(cat "$OUT")"
+check_match "--follow-forks: heap summary over both, as Memcheck --trace-children sums them" \
+	'^ +in use at exit: 1,300 bytes in 8 blocks$' "$(cat "$OUT")"
+
+# --- g. ------------------------------------------------------------------
 check "memtrace.ko unloads" unload_memtrace

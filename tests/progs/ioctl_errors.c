@@ -86,7 +86,7 @@ static void user_mode_errors(int fd)
 	t.pid = 2;
 	expect("kernel thread as target", ioctl(fd, MEMTRACE_IOC_TARGET, &t), EINVAL);
 	t.pid = getpid();
-	t.flags = 1;
+	t.flags = 1U << 5;
 	expect("unknown target flags", ioctl(fd, MEMTRACE_IOC_TARGET, &t), EINVAL);
 	t.flags = 0;
 	expect("this process as target", ioctl(fd, MEMTRACE_IOC_TARGET, &t), 0);

@@ -161,7 +161,8 @@ struct memtrace_target_state {
 	__u64 nested;		/* allocator calls inside another one (realloc -> malloc): counted once, as the outer */
 	__u64 stack_faults;	/* user stacks cut short by an unreadable frame */
 	__u32 nr_uprobes;	/* uprobes registered (entry + return count as one) */
-	__u32 __pad;
+	__u32 nr_processes;	/* address spaces traced: the target and the children followed */
+	__u64 forks_full;	/* children not followed: too many processes traced */
 };
 
 /* The target exec'd: its earlier image's allocations were let go. */
@@ -299,9 +300,20 @@ struct memtrace_trace_rec {
 struct memtrace_target {
 	__u32 size;		/* sizeof(struct memtrace_target) */
 	__s32 pid;		/* process (thread group id) to trace; 0: none */
-	__u32 flags;		/* none defined: 0 */
+	__u32 flags;		/* MEMTRACE_TARGET_FOLLOW_FORKS */
 	__u32 __pad;
 };
+
+/*
+ * Also trace the processes the target forks (and theirs), from the fork
+ * on; an exec ends the tracing of that process.  Without it a child takes
+ * no trap.  A followed process's addresses in memtrace_alloc_rec.addr and
+ * memtrace_trace_rec.addr carry its slot in bits 48-55 (the target's: 0),
+ * as addresses repeat across forks: MEMTRACE_USER_ADDR() gives the address.
+ */
+#define MEMTRACE_TARGET_FOLLOW_FORKS	(1U << 0)
+#define MEMTRACE_USER_ADDR(a)		((a) & ((1ULL << 48) - 1))
+#define MEMTRACE_USER_SLOT(a)		(((a) >> 48) & 0xff)
 #define MEMTRACE_TARGET_SIZE_VER0	16
 
 /* The user allocator functions memtrace knows how to read. */
