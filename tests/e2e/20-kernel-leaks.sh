@@ -105,6 +105,27 @@ check_eq "--cache memtrace_leaker_obj reports only that cache's stack" \
 	"1400 bytes in 7 allocations from stack ;; leaker_cache_leak" \
 	"$(printf '%s\n' "$stacks" | sed -E 's/^[[:space:]]+//; s/ ;; ([a-z_]+)\+.*/ ;; \1/')"
 
+# --- byte sampling: the estimate comes back to the true bytes ---------------
+# 64 rounds: 640 kmalloc(1000) of 1024 bytes each, 655360 bytes, sampled
+# about once per 8192 bytes (80 samples expected).  The estimate's relative
+# standard deviation is then about 1/sqrt(80) = 11%: the check allows 40%
+# (3.6 sigma) either way.  The KUnit suite checks the estimator to 1% over
+# 200000 allocations.
+start_reader --sample-bytes 8192 -o 0 -T 1000 2 1 || exit 1
+echo 64 >"$LEAKER_PARAMS/leak"
+wait "$READER"
+stacks=$(last_report_stacks "$OUT")
+est=$(printf '%s\n' "$stacks" | awk '/ ;; leaker_kmalloc_leak\+/ { print $1; exit }')
+diag "--sample-bytes 8192: leaker_kmalloc_leak estimated at ${est:-nothing} bytes (true: 655360)"
+if [ -n "$est" ] && [ "$est" -ge 393216 ] && [ "$est" -le 917504 ]; then
+	ok "--sample-bytes 8192 estimates 640 x 1024 bytes within 40%"
+else
+	not_ok "--sample-bytes 8192 estimates 640 x 1024 bytes within 40%" "$stacks"
+fi
+check_match "--sample-bytes says its counts are estimates" \
+	'^Sampling about once per 8192 bytes allocated: counts are estimates\.$' "$(cat "$OUT")"
+echo 1 >"$LEAKER_PARAMS/free"
+
 # --- pages and percpu, each checked in its own report ----------------------
 start_reader -o 0 -T 1000 2 1 || exit 1
 echo 1 >"$LEAKER_PARAMS/leak_pages_percpu"
