@@ -17,14 +17,32 @@ tests/guest/build-test-module.sh "/lib/modules/$kver/build" "build/testkmod-$kve
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+# BENCH_REUSE=FILE: no guest; tabulate the output a previous run saved
+# (the "# BENCH" lines), e.g. after changing this script's tables.
+if [ -n "${BENCH_REUSE:-}" ]; then
+	cp "$BENCH_REUSE" "$out"
+else
 # tsc=reliable: with 2 vCPUs under TCG the kernel finds the TSCs out of
 # sync and falls back to the HPET, whose every read (a timestamp per
 # recorded allocation, clock_gettime()) is an emulated MMIO access; real
 # machines read the TSC.
 tests/guest/run-guest.sh --kernel "/boot/vmlinuz-$kver" --label bench \
 	--ko-dir "build/kmod-$kver" --ko-dir "build/testkmod-$kver" \
-	--bin-dir build/user --bin-dir build/progs --scripts 'tests/bench/*.sh' \
+	--bin-dir build/user --bin-dir build/progs --scripts 'tests/bench/*-pairs.sh' \
 	--append tsc=reliable --timeout 1200 | tee "$out"
+# Scale (tests/bench/scale.sh): a boot of its own, with memory for 16M
+# live 32-byte objects (512 MiB) and their index entries.  A failure there
+# leaves "?" in its table, not the others unwritten.  Opt-in for now
+# (BENCH_SCALE=1): its first snapshot with 1M live entries did not return
+# in a contended test run.
+if [ "${BENCH_SCALE:-0}" = 1 ]; then
+	tests/guest/run-guest.sh --kernel "/boot/vmlinuz-$kver" --label bench-scale \
+		--ko-dir "build/kmod-$kver" --ko-dir "build/testkmod-$kver" \
+		--bin-dir build/user --bin-dir build/progs --scripts tests/bench/scale.sh \
+		--append tsc=reliable --mem 3584 --timeout 3300 | tee -a "$out" ||
+		echo "bench: the scale guest reported failures (see above)" >&2
+fi
+fi
 
 val() { sed -n "s/^# BENCH $1 //p" "$out" | head -n1; }
 
@@ -65,6 +83,51 @@ utable=$(
 	row "memtrace, full stacks" "$ufull" "$uplain" "$ufloor" "<= 1.3x"
 	row "memtrace -s 100" "$us100" "$uplain" "$ufloor" "<= 1.1x"
 	echo "| BCC memleak | not measured: needs the debootstrap guest (issue 5) | | | |"
+)
+# Scale: one column per live count, "skipped" for a count left out for time.
+M1=1048576 M4=4194304 M16=16777216
+scale_cell() {	# scale_cell N KEY
+	local v s
+	v=$(val "scale-live-$1-$2") s=$(val "scale-live-$1-skipped")
+	if [ -n "$v" ]; then echo "$v"
+	elif [ -n "$s" ]; then echo "skipped (~${s} s)"
+	else echo "?"; fi
+}
+srow() {	# srow LABEL KEY TARGET GAP-AWK (of x, the 16M value)
+	local a b c g=""
+	a=$(scale_cell $M1 "$2") b=$(scale_cell $M4 "$2") c=$(scale_cell $M16 "$2")
+	[ -z "${4:-}" ] || g=$(awk -v x="$c" "BEGIN { if (x !~ /^[0-9.]+\$/) exit; $4 }")
+	echo "| $1 | $a | $b | $c | $3 | $g |"
+}
+stable=$(
+	echo "| kmalloc(32) objects kept live | 1M | 4M | 16M | target (16M) | gap |"
+	echo "|---|---|---|---|---|---|"
+	srow "live entries tracked" entries "16777216" \
+		'printf("%s", (x >= 16777216 ? "met" : sprintf("%d short", 16777216 - x)))'
+	srow "index capacity (entries)" capacity ""
+	srow "memtrace memory per entry (B)" bytes "<= 48" \
+		'printf("%s", (x <= 48 ? "met" : sprintf("+%.1f B", x - 48)))'
+	srow "added ns per insert (kmalloc)" insert-ns ""
+	srow "added ns per delete (kfree)" delete-ns ""
+	srow "snapshot ioctl (ms)" snap-ms ""
+	srow "dropped: index full" live-full "0" \
+		'printf("%s", (x == 0 ? "met" : x " dropped"))'
+	srow "dropped: all reasons" lost "0" \
+		'printf("%s", (x == 0 ? "met" : x " dropped"))'
+)
+sv() { local v; v=$(val "$1"); echo "${v:-?}"; }
+rep_ms=$(sv scale-stacks-report-ms) evs=$(sv scale-trace-events-per-s)
+otable=$(
+	echo "| | measured | target | gap |"
+	echo "|---|---|---|---|"
+	echo "| distinct stacks stored | $(sv scale-stacks-count) | 100000 | |"
+	echo "| stacks in memtrace-read's report | $(sv scale-stacks-reported) | | |"
+	echo "| snapshot ioctl with them (ms) | $(sv scale-stacks-snap-ms) | | |"
+	echo "| memtrace-read: last snapshot + symbolize + report (ms) | $rep_ms | < 2000 |" \
+		"$(awk -v x="$rep_ms" 'BEGIN { if (x ~ /^[0-9]+$/) printf("%s", (x < 2000 ? "met" : sprintf("%.1fx", x / 2000))) }') |"
+	echo "| trace ring (-t): events/s offered | $evs | 1000000 |" \
+		"$(awk -v x="$evs" 'BEGIN { if (x ~ /^[0-9]+$/) printf("%s", (x >= 1000000 ? "met" : sprintf("%.1fx short", 1000000 / x))) }') |"
+	echo "| trace ring: records dropped of $(sv scale-trace-events) | $(sv scale-trace-dropped) | 0 | |"
 )
 {
 	echo "# memtrace benchmarks"
@@ -124,9 +187,67 @@ utable=$(
 	echo '```'
 	grep '^# BENCHINFO user' "$out" | sed 's/^# BENCHINFO //'
 	echo '```'
+	echo
+	echo "## Scale"
+	echo
 } >docs/benchmarks.md
+if [ "${BENCH_SCALE:-0}" != 1 ]; then
+	echo "Not measured: \`BENCH_SCALE=1 make bench\` adds a second boot" \
+		"(tests/bench/scale.sh), opt-in while its first snapshot with 1M" \
+		"live entries is investigated." >>docs/benchmarks.md
+	stable='' otable=''
+else {
+	echo "A second boot, with 3.5 GiB of guest memory (tests/bench/scale.sh)."
+	echo "Reported, never asserted; targets are those of issue 5."
+	echo
+	echo "Live index: memtrace_bench.ko allocates N kmalloc(32, GFP_KERNEL)"
+	echo "objects and keeps them (hold:N), then frees them all (release), once"
+	echo "untraced and once traced by a minimal session (tests/progs/snaptime.c:"
+	echo "the default configuration, as \`memtrace-read --kernel-leaks\`, which"
+	echo "times one MEMTRACE_IOC_SNAPSHOT while the objects are live). memtrace.ko"
+	echo "is loaded fresh for each N with live_max_entries the larger of 2N"
+	echo "and its default (16M), and its defaults otherwise (the index starts"
+	echo "at 1M entries and grows by half), but"
+	echo "stack_pool_mb=4 and stat_slots=4096, so that its fixed tables weigh"
+	echo "little. Memory per entry: the drop of MemFree from before tracing"
+	echo "started to the N objects held, less the objects' own (untraced) drop,"
+	echo "over N: everything memtrace allocated, index growth slack included"
+	echo "(capacity / N - 1 of it is free entries). Added ns: the traced hold"
+	echo "or release minus the untraced one, over N (the stack unwind of each"
+	echo "kmalloc dominates, as in the first table). A count whose traced run"
+	echo "would exceed the budget (from the last count's time) is skipped."
+	echo
+	echo "$stable"
+	echo
+	echo "100K distinct stacks: memtrace_bench.ko's stacks:100000 allocates"
+	echo "100000 objects each through its own chain of 17 calls (one of two"
+	echo "functions a level, by a bit of the object's number), kept live;"
+	echo "memtrace.ko loaded with stack_pool_mb=128 stat_slots=262144 (the"
+	echo "defaults, 32 MiB and 32768, hold fewer). First snaptime times the"
+	echo "snapshot ioctl, then \`memtrace-read --kernel-leaks -T 200000\` traces"
+	echo "the same again and is sent SIGINT: the time to its exit is its last"
+	echo "snapshot, the symbolization of every stack and the report (written to a"
+	echo "file in the guest's RAM), measured by /proc/uptime (10 ms)."
+	echo "Trace ring: \`memtrace-read --kernel-leaks -t\` (its output to a file)"
+	echo "while memtrace_bench.ko runs 200000 kmalloc(64)+kfree pairs as fast as"
+	echo "it can, two events a pair: the events offered per second, and the"
+	echo "records the ring dropped (the reader's \"Trace: N records dropped\")."
+	echo
+	echo "$otable"
+	echo
+	echo '```'
+	grep '^# BENCHINFO scale' "$out" | sed 's/^# BENCHINFO scale //'
+	echo '```'
+} >>docs/benchmarks.md
+fi
 echo
 echo "$table"
 echo
 echo "$utable"
+if [ "${BENCH_SCALE:-0}" = 1 ]; then
+	echo
+	echo "$stable"
+	echo
+	echo "$otable"
+fi
 echo "(written to docs/benchmarks.md)"

@@ -12,6 +12,18 @@
  *	"<mode> <pairs> <size> <ns per pair>"
  * Run memtrace-read around a 'plain' run to measure memtrace.
  *
+ * Scale (tests/bench/scale.sh): objects kept live, chained through their
+ * first word (no memory besides the objects themselves):
+ *   echo hold:N > .../run
+ *	kmalloc(size, GFP_KERNEL) N more objects and keep them;
+ *   echo stacks:N > .../run
+ *	the same, each from a different call path (N <= 2^17): a chain of
+ *	17 calls, each to one of two functions chosen by a bit of the
+ *	object's number, so that every object has its own stack;
+ *   echo release > .../run
+ *	kfree every object kept;
+ *   result: "<mode> <objects> <size> <ns per object> <ns in all>"
+ *
  * User mode's floor, for a program timing its own malloc+free pairs:
  *   echo 'PATH OFFSET[:ret] ...' > .../uprobe_arm
  *	registers an empty uprobe at each file OFFSET of PATH, and with
@@ -36,7 +48,7 @@ module_param(pairs, uint, 0644);
 static uint size = 64;
 module_param(size, uint, 0644);
 
-static char result[96] = "none";
+static char result[128] = "none";
 module_param_string(result, result, sizeof(result), 0444);
 
 static void bench_empty_kmalloc(void *data, unsigned long call_site,
@@ -69,6 +81,120 @@ static u64 bench_loop(void)
 	return ktime_get_ns() - t0;
 }
 
+/* The objects kept by hold and stacks; each one's first word links the next. */
+static void **bench_held;
+static u64 bench_nr_held;
+
+#define BENCH_PATH_BITS	17
+
+static noinline void *bench_path_a(uint level, uint i);
+static noinline void *bench_path_b(uint level, uint i);
+static uint bench_path_calls[2];
+
+/* Levels above 0 call a or b by bit level - 1 of i; level 0 allocates. */
+static __always_inline void *bench_path_next(uint level, uint i)
+{
+	if (!level)
+		return kmalloc(size, GFP_KERNEL);
+	if ((i >> (level - 1)) & 1)
+		return bench_path_a(level - 1, i);
+	return bench_path_b(level - 1, i);
+}
+
+/*
+ * Two functions that differ (so that the compiler keeps both) and whose
+ * calls are no tail calls (the barrier after them): each level leaves a
+ * return address into a or b on the stack.
+ */
+static noinline void *bench_path_a(uint level, uint i)
+{
+	void *p = bench_path_next(level, i);
+
+	barrier();
+	WRITE_ONCE(bench_path_calls[0], bench_path_calls[0] + 1);
+	return p;
+}
+
+static noinline void *bench_path_b(uint level, uint i)
+{
+	void *p = bench_path_next(level, i);
+
+	barrier();
+	WRITE_ONCE(bench_path_calls[1], bench_path_calls[1] + 1);
+	return p;
+}
+
+/* Keep n more objects, each from its own stack if 'paths'. */
+static int bench_hold(u64 n, bool paths, u64 *ns)
+{
+	u64 t0 = ktime_get_ns(), i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		void **p = paths ? bench_path_next(BENCH_PATH_BITS, i) : bench_alloc(size);
+
+		if (!p) {
+			ret = -ENOMEM;
+			break;
+		}
+		*p = bench_held;
+		bench_held = p;
+		bench_nr_held++;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	*ns = ktime_get_ns() - t0;
+	return ret;
+}
+
+static u64 bench_release(void)
+{
+	u64 t0 = ktime_get_ns(), i = 0;
+
+	while (bench_held) {
+		void **p = bench_held;
+
+		bench_held = *p;
+		kfree(p);
+		if (!(++i & 1023))
+			cond_resched();
+	}
+	bench_nr_held = 0;
+	return ktime_get_ns() - t0;
+}
+
+static int bench_scale(const char *val)
+{
+	bool paths = false;
+	u64 n, ns;
+	int ret;
+
+	if (sysfs_streq(val, "release")) {
+		n = bench_nr_held;
+		ns = bench_release();
+		snprintf(result, sizeof(result), "release %llu %u %llu %llu", n, size,
+			 n ? div64_u64(ns, n) : 0, ns);
+		return 0;
+	}
+	if (!strncmp(val, "stacks:", 7)) {
+		paths = true;
+		val += 7;
+	} else if (!strncmp(val, "hold:", 5)) {
+		val += 5;
+	} else {
+		return -EINVAL;
+	}
+	ret = kstrtou64(val, 0, &n);
+	if (ret)
+		return ret;
+	if (!n || size < sizeof(void *) || (paths && n > (1U << BENCH_PATH_BITS)))
+		return -EINVAL;
+	ret = bench_hold(n, paths, &ns);
+	snprintf(result, sizeof(result), "%s %llu %u %llu %llu", paths ? "stacks" : "hold",
+		 n, size, div64_u64(ns, n), ns);
+	return ret;
+}
+
 static int bench_run(const char *val, const struct kernel_param *kp)
 {
 	bool floor = sysfs_streq(val, "floor");
@@ -76,7 +202,7 @@ static int bench_run(const char *val, const struct kernel_param *kp)
 	int ret;
 
 	if (!floor && !sysfs_streq(val, "plain"))
-		return -EINVAL;
+		return bench_scale(val);
 	if (!pairs)
 		return -EINVAL;
 	if (floor) {
@@ -243,6 +369,7 @@ module_param_cb(uprobe_arm, &bench_uprobe_arm_ops, NULL, 0200);
 static void __exit bench_exit(void)
 {
 	bench_uprobe_exit();
+	bench_release();
 }
 module_exit(bench_exit);
 
