@@ -57,11 +57,16 @@ snap_start() {
 }
 
 # snap_take SIG: signal snaptime, print its next "snap" line
+# snaps_above N: snaptime has printed more than N "snap" lines (a function,
+# so that wait_for counts them again at each try)
+snaps_above() {
+	[ "$(grep -c '^snap' /tmp/snap.out)" -gt "$1" ]
+}
+
 snap_take() {
 	n=$(grep -c '^snap' /tmp/snap.out)
 	kill -"$1" $snap
-	wait_for 900 test "$(grep -c '^snap' /tmp/snap.out)" -gt "$n" ||
-		{ echo "snap none"; return 1; }
+	wait_for 900 snaps_above "$n" || { echo "snap none"; return 1; }
 	grep '^snap' /tmp/snap.out | tail -n 1
 }
 

@@ -4,11 +4,18 @@
  * (tests/bench/user-pairs.sh).  One round is PAIRS pairs, timed with
  * CLOCK_MONOTONIC; after one round to warm up, ROUNDS rounds are timed.
  * Prints "ns/pair N", the median round's nanoseconds per pair (rounded).
+ *
+ * mallocbench --wait-usr1 PAIRS: first print "waiting PID" and wait for a
+ * SIGUSR1, so that a tracer which attaches to a running process (BCC's
+ * memleak -p, scripts/bench-peers.sh) can attach before the loops start.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ROUNDS 5
 
@@ -53,12 +60,27 @@ int main(int argc, char **argv)
 	unsigned long long ns[ROUNDS];
 	unsigned long pairs;
 	char *end;
+	int wait_usr1 = argc == 3 && !strcmp(argv[1], "--wait-usr1");
 
 	errno = 0;
-	pairs = argc == 2 ? strtoul(argv[1], &end, 10) : 0;
-	if (argc != 2 || errno || end == argv[1] || *end || !pairs) {
-		fprintf(stderr, "usage: mallocbench PAIRS\n");
+	pairs = argc == 2 + wait_usr1 ? strtoul(argv[1 + wait_usr1], &end, 10) : 0;
+	if (argc != 2 + wait_usr1 || errno || end == argv[1 + wait_usr1] || *end || !pairs) {
+		fprintf(stderr, "usage: mallocbench [--wait-usr1] PAIRS\n");
 		return 2;
+	}
+	if (wait_usr1) {
+		sigset_t set;
+		int sig;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		printf("waiting %d\n", (int)getpid());
+		fflush(stdout);
+		if (sigwait(&set, &sig)) {
+			perror("mallocbench: sigwait");
+			return 1;
+		}
 	}
 	round_ns(pairs);	/* warm up */
 	for (int r = 0; r < ROUNDS; r++)
