@@ -46,5 +46,26 @@ echo "# BENCH floor $(median_of floor)"
 with_reader memtrace-full
 with_reader memtrace-s100 -s 100
 with_reader memtrace-bytes512k --sample-bytes 524288
+
+# By size, and kmem_cache pairs: "# BENCH k-<what>-<config> <ns>", fewer
+# pairs per round (5 configurations each).
+echo 50000 >$P/pairs
+sweep() {
+	what=$1
+	median_of plain >/dev/null
+	echo "# BENCH k-$what-untraced $(median_of plain)"
+	echo "# BENCH k-$what-floor $(median_of floor)"
+	with_reader "k-$what-full"
+	with_reader "k-$what-s100" -s 100
+	with_reader "k-$what-bytes512k" --sample-bytes 524288
+}
+for sz in 32 512 4096; do
+	echo "$sz" >$P/size
+	sweep "kmalloc$sz"
+done
+echo 1 >$P/use_cache
+echo 64 >$P/size
+sweep cache64
+echo 0 >$P/use_cache
 rmmod memtrace_bench
 unload_memtrace

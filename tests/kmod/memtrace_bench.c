@@ -10,6 +10,10 @@
  *	least any tracepoint-based tracer can cost (the floor);
  *   cat .../result
  *	"<mode> <pairs> <size> <ns per pair>"
+ *   echo 1 > .../use_cache
+ *	pairs of kmem_cache_alloc+kmem_cache_free from a cache of the module's
+ *	own, of 'size' bytes, instead of kmalloc+kfree (the floor then probes
+ *	the kmem_cache tracepoints too)
  * Run memtrace-read around a 'plain' run to measure memtrace.
  *
  * Scale (tests/bench/scale.sh): objects kept live, chained through their
@@ -47,6 +51,11 @@ static uint pairs = 200000;
 module_param(pairs, uint, 0644);
 static uint size = 64;
 module_param(size, uint, 0644);
+static bool use_cache;
+module_param(use_cache, bool, 0644);
+
+static struct kmem_cache *bench_cache;
+static uint bench_cache_size;
 
 static char result[128] = "none";
 module_param_string(result, result, sizeof(result), 0444);
@@ -61,9 +70,39 @@ static void bench_empty_kfree(void *data, unsigned long call_site, const void *p
 {
 }
 
+static void bench_empty_cache_alloc(void *data, unsigned long call_site,
+				    const void *ptr, struct kmem_cache *s,
+				    gfp_t gfp, int node)
+{
+}
+
+static void bench_empty_cache_free(void *data, unsigned long call_site,
+				   const void *ptr, const struct kmem_cache *s)
+{
+}
+
 static noinline void *bench_alloc(size_t n)
 {
-	return kmalloc(n, GFP_KERNEL);
+	return use_cache ? kmem_cache_alloc(bench_cache, GFP_KERNEL) : kmalloc(n, GFP_KERNEL);
+}
+
+static void bench_free(void *p)
+{
+	if (use_cache)
+		kmem_cache_free(bench_cache, p);
+	else
+		kfree(p);
+}
+
+/* The cache for use_cache, of the current size. */
+static int bench_cache_ready(void)
+{
+	if (bench_cache && bench_cache_size == size)
+		return 0;
+	kmem_cache_destroy(bench_cache);
+	bench_cache = kmem_cache_create("memtrace_bench_obj", size, 0, 0, NULL);
+	bench_cache_size = bench_cache ? size : 0;
+	return bench_cache ? 0 : -ENOMEM;
 }
 
 static u64 bench_loop(void)
@@ -74,7 +113,7 @@ static u64 bench_loop(void)
 	for (i = 0; i < pairs; i++) {
 		void *p = bench_alloc(size);
 
-		kfree(p);
+		bench_free(p);
 		if (!(i & 1023))
 			cond_resched();
 	}
@@ -195,6 +234,41 @@ static int bench_scale(const char *val)
 	return ret;
 }
 
+static void bench_floor_unregister(void)
+{
+	unregister_trace_kmem_cache_free(bench_empty_cache_free, NULL);
+	unregister_trace_kmem_cache_alloc(bench_empty_cache_alloc, NULL);
+	unregister_trace_kfree(bench_empty_kfree, NULL);
+	unregister_trace_kmalloc(bench_empty_kmalloc, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+/* The floor: empty probes on the four tracepoints memtrace takes. */
+static int bench_floor_register(void)
+{
+	int ret;
+
+	ret = register_trace_kmalloc(bench_empty_kmalloc, NULL);
+	if (ret)
+		return ret;
+	ret = register_trace_kfree(bench_empty_kfree, NULL);
+	if (ret)
+		goto out_kmalloc;
+	ret = register_trace_kmem_cache_alloc(bench_empty_cache_alloc, NULL);
+	if (ret)
+		goto out_kfree;
+	ret = register_trace_kmem_cache_free(bench_empty_cache_free, NULL);
+	if (!ret)
+		return 0;
+	unregister_trace_kmem_cache_alloc(bench_empty_cache_alloc, NULL);
+out_kfree:
+	unregister_trace_kfree(bench_empty_kfree, NULL);
+out_kmalloc:
+	unregister_trace_kmalloc(bench_empty_kmalloc, NULL);
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+
 static int bench_run(const char *val, const struct kernel_param *kp)
 {
 	bool floor = sysfs_streq(val, "floor");
@@ -203,24 +277,21 @@ static int bench_run(const char *val, const struct kernel_param *kp)
 
 	if (!floor && !sysfs_streq(val, "plain"))
 		return bench_scale(val);
-	if (!pairs)
+	if (!pairs || !size)
 		return -EINVAL;
-	if (floor) {
-		ret = register_trace_kmalloc(bench_empty_kmalloc, NULL);
+	if (use_cache) {
+		ret = bench_cache_ready();
 		if (ret)
 			return ret;
-		ret = register_trace_kfree(bench_empty_kfree, NULL);
-		if (ret) {
-			unregister_trace_kmalloc(bench_empty_kmalloc, NULL);
+	}
+	if (floor) {
+		ret = bench_floor_register();
+		if (ret)
 			return ret;
-		}
 	}
 	ns = bench_loop();
-	if (floor) {
-		unregister_trace_kfree(bench_empty_kfree, NULL);
-		unregister_trace_kmalloc(bench_empty_kmalloc, NULL);
-		tracepoint_synchronize_unregister();
-	}
+	if (floor)
+		bench_floor_unregister();
 	snprintf(result, sizeof(result), "%s %u %u %llu", floor ? "floor" : "plain",
 		 pairs, size, div_u64(ns, pairs));
 	return 0;
@@ -370,6 +441,7 @@ static void __exit bench_exit(void)
 {
 	bench_uprobe_exit();
 	bench_release();
+	kmem_cache_destroy(bench_cache);
 }
 module_exit(bench_exit);
 
