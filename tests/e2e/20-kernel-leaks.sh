@@ -8,17 +8,6 @@
 LEAKER_PARAMS=/sys/module/memtrace_leaker/parameters
 OUT=/tmp/kernel-leaks.out
 
-# The last report of a memtrace-read output, one stack a line:
-#   "<header> ;; <frame> ;; <frame> ..."
-last_report_stacks() {
-	awk '/^\[[0-9:]+\] Top / { n++ } { r[n] = r[n] $0 "\n" }
-	     END { printf "%s", r[n] }' "$1" |
-	awk '/ bytes in [0-9]+ allocations from stack/ { if (s != "") print s; s = $0; next }
-	     /^[ \t]+[^ \t]/ && s != "" { sub(/^[ \t]+/, ""); s = s " ;; " $0; next }
-	     { if (s != "") print s; s = "" }
-	     END { if (s != "") print s }'
-}
-
 # Start a reader in the background, wait until it has attached.  The old
 # output goes first: the background job truncates it only when it runs, and
 # the previous reader's "Attaching" must not be taken for this one's.

@@ -16,21 +16,6 @@ MEMCHECK=/data/userleak.memcheck
 EXPECT_INUSE='in use at exit: 2,724 bytes in 14 blocks'
 EXPECT_TOTAL='total heap usage: 1,016 allocs, 1,002 frees, 66,824 bytes allocated'
 
-# The last report of a memtrace-read output, one stack a line:
-#   "<header> ;; <frame> ;; <frame> ..."
-# A report starts with "[HH:MM:SS] Top N stacks with outstanding allocations:"
-# (every interval, and the final one on SIGINT) or with
-# "[HH:MM:SS] pid PID exited; allocations in use at exit:".
-last_report_stacks() {
-	awk '/^\[[0-9:]+\] (Top [0-9]+ stacks|pid [0-9]+ (exited|exec.d))/ { n++; r[n] = "" }
-	     n { r[n] = r[n] $0 "\n" }
-	     END { printf "%s", r[n] }' "$1" |
-	awk '/ bytes in [0-9]+ allocations from stack/ { if (s != "") print s; s = $0; next }
-	     /^[ \t]+[^ \t]/ && s != "" { sub(/^[ \t]+/, ""); s = s " ;; " $0; next }
-	     { if (s != "") print s; s = "" }
-	     END { if (s != "") print s }'
-}
-
 # fr FUNC BINARY: ERE of one frame, "FUNC+0xOFF [BINARY]" and maybe " file.c:LINE".
 fr() {
 	printf '%s\n' "$1\\+0x[0-9a-f]+ \\[$2\\]( [^ ;]+:[0-9]+)?"

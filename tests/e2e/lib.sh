@@ -118,3 +118,18 @@ unload_memtrace() {
 kmsg() {
 	echo "<6>$*" >/dev/kmsg 2>/dev/null || :
 }
+
+# The last report of a memtrace-read output, one stack a line:
+#   "<header> ;; <frame> ;; <frame> ..."
+# A report starts with "[HH:MM:SS] Top N stacks with outstanding allocations:"
+# (every interval, and the final one on SIGINT) or with
+# "[HH:MM:SS] pid PID exited; allocations in use at exit:" (or exec'd ... exec).
+last_report_stacks() {
+	awk '/^\[[0-9:]+\] (Top [0-9]+ stacks|pid [0-9]+ (exited|exec.d))/ { n++; r[n] = "" }
+	     n { r[n] = r[n] $0 "\n" }
+	     END { printf "%s", r[n] }' "$1" |
+	awk '/ bytes in [0-9]+ allocations from stack/ { if (s != "") print s; s = $0; next }
+	     /^[ \t]+[^ \t]/ && s != "" { sub(/^[ \t]+/, ""); s = s " ;; " $0; next }
+	     { if (s != "") print s; s = "" }
+	     END { if (s != "") print s }'
+}

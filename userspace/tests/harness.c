@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "harness.h"
 
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *fixture_dir = "tests/fixtures";
 static unsigned int passed, failed;
@@ -74,6 +76,26 @@ char *read_file(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+bool make_tmpdir(char *buf, size_t len, const char *tag)
+{
+	snprintf(buf, len, "/tmp/memtrace-%s-XXXXXX", tag);
+	return mkdtemp(buf) != NULL;
+}
+
+void remove_tree(const char *dir)
+{
+	if (dir[0])
+		nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 static void diag_text(const char *label, const char *text)

@@ -21,6 +21,11 @@ void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *fixture_path(const char *name);
 /* A file's contents, NUL-terminated (free()); NULL if unreadable. */
 char *read_file(const char *path, size_t *len);
+/* A fresh directory /tmp/memtrace-<tag>-XXXXXX in buf (len >= 64); false if not. */
+bool make_tmpdir(char *buf, size_t len, const char *tag);
+/* Removes dir and everything in it (a make_tmpdir() directory). */
+void remove_tree(const char *dir);
+
 /* Compares text with a golden file; on mismatch prints both as diagnostics. */
 bool same_as_golden(const char *text, const char *golden_name);
 

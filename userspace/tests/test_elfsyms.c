@@ -27,18 +27,9 @@
 
 static char tmpdir[64];
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void rm_tmpdir(void)
 {
-	if (tmpdir[0])
-		nftw(tmpdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	remove_tree(tmpdir);
 	tmpdir[0] = '\0';
 }
 
@@ -463,8 +454,7 @@ static void test_no_symbols(void)
 
 void elfsyms_tests(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/memtrace-elfsyms-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	if (!make_tmpdir(tmpdir, sizeof(tmpdir), "elfsyms")) {
 		check(false, "elfsyms: cannot create a temporary directory");
 		return;
 	}

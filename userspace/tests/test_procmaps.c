@@ -30,13 +30,6 @@
 
 static char tmpdir[64];
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static bool parse_fixture(const char *name, struct mapped_object **objs, size_t *nr,
 			  size_t *lines, struct mt_err *err)
@@ -511,8 +504,7 @@ void procmaps_tests(void)
 	test_fixture_basic();
 	test_fixture_other();
 	test_is_libc();
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/memtrace-procmaps-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	if (!make_tmpdir(tmpdir, sizeof(tmpdir), "procmaps")) {
 		check(false, "procmaps: cannot create a temporary directory");
 		return;
 	}
@@ -523,5 +515,5 @@ void procmaps_tests(void)
 	test_zombie();
 	test_eacces();
 	test_static_child();
-	nftw(tmpdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	remove_tree(tmpdir);
 }
