@@ -117,6 +117,31 @@ check_match "--sample-bytes says its counts are estimates" \
 	'^Sampling about once per 8192 bytes allocated: counts are estimates\.$' "$(cat "$OUT")"
 echo 1 >"$LEAKER_PARAMS/free"
 
+# --- 1-in-N sampling: decided before the hook does anything else ------------
+# 640 kmalloc(1000) again, 1 in 10 recorded and counted 10 times: the
+# per-CPU counter runs over every allocation of the CPU, so about 64 of the
+# leak's are recorded; the check allows 40% either way.
+start_reader -s 10 -o 0 -T 1000 2 1 || exit 1
+echo 64 >"$LEAKER_PARAMS/leak"
+wait "$READER"
+stacks=$(last_report_stacks "$OUT")
+est=$(printf '%s\n' "$stacks" | awk '/ from stack[^;]* ;; leaker_kmalloc_leak\+/ { print $1; exit }')
+diag "-s 10: leaker_kmalloc_leak estimated at ${est:-nothing} bytes (true: 655360)"
+if [ -n "$est" ] && [ "$est" -ge 393216 ] && [ "$est" -le 917504 ]; then
+	ok "-s 10 estimates 640 x 1024 bytes within 40%"
+else
+	not_ok "-s 10 estimates 640 x 1024 bytes within 40%" "$stacks"
+fi
+check_match "-s 10 says its counts are estimates" \
+	'^Sampling 1 in 10 allocations: counts are estimates\.$' "$(cat "$OUT")"
+sampled_out=$(sed -n 's/^Activity: .* \([0-9][0-9]*\) sampled out.*/\1/p' "$OUT" | tail -n 1)
+if [ "${sampled_out:-0}" -gt 0 ]; then
+	ok "-s 10 counts what it leaves out ($sampled_out sampled out)"
+else
+	not_ok "-s 10 counts what it leaves out" "$(grep '^Activity:' "$OUT")"
+fi
+echo 1 >"$LEAKER_PARAMS/free"
+
 # --- pages and percpu, each checked in its own report ----------------------
 start_reader -o 0 -T 1000 2 1 || exit 1
 echo 1 >"$LEAKER_PARAMS/leak_pages_percpu"

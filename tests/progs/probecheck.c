@@ -15,6 +15,10 @@
  *     of PID (so a probe anywhere else, e.g. on memalign, mmap, or in an -O
  *     object, is found too).
  *
+ * It finds the functions with libelf on its own rather than with
+ * memtrace-read's userspace/elfsyms.c on purpose: a test oracle that shared
+ * the code under test would agree with its mistakes.
+ *
  * Output and exit status:
  *   0  "clean"
  *   1  one line per difference, e.g.
