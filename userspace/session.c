@@ -159,6 +159,7 @@ struct session {
 	struct ksyms *ksyms;
 	struct usyms *usyms;		/* user mode */
 	pid_t pid;			/* user mode: the target */
+	struct stat exe;		/* user mode: its executable when attached */
 	bool child;			/* -c: the target is our ptrace child */
 	bool child_gone;
 	bool child_exiting;		/* -c: held in its exit stop */
@@ -215,6 +216,30 @@ static void heap_summary(FILE *out, const struct mt_snapshot *snap, pid_t pid,
 		fprintf(out, "  (sampling: in use is an estimate; totals count sampled "
 			"allocations only)\n");
 	fputc('\n', out);
+}
+
+static void exe_identity(pid_t pid, struct stat *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, st))
+		memset(st, 0, sizeof(*st));
+}
+
+/*
+ * The target runs another executable than at attach: it exec'd after the
+ * snapshot said it had not.  Checked right before re-reading its mappings,
+ * which would otherwise be the new program's (an exec of the same file is
+ * not seen here; the module's exec flag catches it at the next report).
+ */
+static bool exec_seen(const struct session *s)
+{
+	struct stat now;
+
+	exe_identity(s->pid, &now);
+	return now.st_ino && s->exe.st_ino &&
+	       (now.st_ino != s->exe.st_ino || now.st_dev != s->exe.st_dev);
 }
 
 /*
@@ -274,7 +299,7 @@ static int report_once(struct session *s)
 		 * An exited target keeps its last mappings; an exec'd one's are
 		 * another program's: keep those of the image that allocated.
 		 */
-		if (s->target != TARGET_EXECED)
+		if (s->target != TARGET_EXECED && !exec_seen(s))
 			usyms_refresh(s->usyms, &err);
 	} else if (ksyms_refresh(s->ksyms, &err) && !s->warned_ksyms) {
 		fprintf(stderr, PROG ": %s: frames will not be symbolized\n", err.msg);
@@ -326,6 +351,8 @@ static int setup_target(struct session *s, struct mt_err *err)
 	}
 	if (!ret)
 		ret = usyms_new(s->pid, &s->usyms, err);
+	if (!ret)
+		exe_identity(s->pid, &s->exe);
 	return ret;
 }
 

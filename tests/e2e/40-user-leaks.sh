@@ -253,7 +253,8 @@ fi
 
 # --- e. exec: the old image's allocations are reported as in use at exec ----
 OUT=/tmp/exec.out
-timeout -s KILL $((120 * SCALE)) memtrace-read -c "/usr/bin/userleak --exec /bin/true" 1 >"$OUT" 2>&1
+# A long interval: the one report comes when the exec'd program exits.
+timeout -s KILL $((120 * SCALE)) memtrace-read -c "/usr/bin/userleak --exec /bin/true" 60 >"$OUT" 2>&1
 check_eq "-c userleak --exec: memtrace-read exits 0 once the command exec'd" 0 "$?"
 check_match "-c userleak --exec: '[HH:MM:SS] pid PID exec'd; allocations in use at exec:'" \
 	"^\\[[0-9:]+\\] pid [0-9]+ exec'd; allocations in use at exec:\$" "$(cat "$OUT")"
