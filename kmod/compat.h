@@ -104,6 +104,14 @@ static inline void mt_uprobe_unregister_sync(void)
 #endif
 #endif /* CONFIG_UPROBES */
 
+/*
+ * Kernel stacks are memoized where the unwinder is ORC (kstack.h): its
+ * frames follow from return addresses alone.
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_UNWINDER_ORC)
+#define MT_HAVE_KSTACK_MEMO
+#endif
+
 int mt_compat_init(void);
 
 /*

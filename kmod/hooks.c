@@ -38,34 +38,6 @@ struct mt_alloc_event {
 	u8 kind;
 };
 
-/*
- * Drop the frames of the tracing machinery: start at the allocation's call
- * site when the tracepoint names it, else after memtrace's own frames.
- */
-static unsigned int mt_trim_stack(unsigned long *ip, unsigned int nr,
-				  unsigned long call_site, unsigned int depth)
-{
-	unsigned int i, first = nr;
-
-	for (i = 0; call_site && i < nr; i++) {
-		if (ip[i] == call_site) {
-			first = i;
-			goto found;
-		}
-	}
-	for (i = 0; i < nr; i++) {
-		if (!within_module(ip[i], THIS_MODULE)) {
-			first = i;
-			break;
-		}
-	}
-found:
-	nr = min(nr - first, depth);
-	if (first && nr)
-		memmove(ip, ip + first, nr * sizeof(*ip));
-	return nr;
-}
-
 bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 {
 	if (f->sample_bytes) {
@@ -76,19 +48,28 @@ bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 							     get_random_u32());
 		return true;
 	}
-	/* Counted as mt_record_alloc()'s lockless fast path counts. */
-	if (f->sample_every > 1)
-		return ++c->sample_count % f->sample_every == 0;
+	/* Counted down as mt_record_alloc()'s lockless fast path does. */
+	if (f->sample_every > 1) {
+		if (--c->sample_left)
+			return false;
+		c->sample_left += f->sample_every;
+	}
 	return true;
 }
 
-u16 mt_current_comm(void)
+u16 mt_current_comm(struct mt_pcpu *c)
 {
 	if (in_hardirq())
 		return mt_comm_intern(&mt.names, "[hardirq]");
 	if (in_serving_softirq())
 		return mt_comm_intern(&mt.names, "[softirq]");
-	return mt_comm_intern(&mt.names, current->comm);
+	/* Bytes past the name's NUL may differ: the name is then looked up. */
+	if (c->last_comm_id && !memcmp(c->last_comm, current->comm, sizeof(c->last_comm)))
+		return c->last_comm_id;
+	memcpy(c->last_comm, current->comm, sizeof(c->last_comm));
+	c->last_comm[sizeof(c->last_comm) - 1] = '\0';
+	c->last_comm_id = mt_comm_intern(&mt.names, c->last_comm);
+	return c->last_comm_id;
 }
 
 /*
@@ -98,16 +79,27 @@ u16 mt_current_comm(void)
  * allocations that are recorded or filtered by cache: it is the costly
  * part of a hook that samples.
  */
-static u16 mt_event_cache(struct mt_alloc_event *ev)
+static u16 mt_event_cache(struct mt_pcpu *c, struct mt_alloc_event *ev)
 {
 	const struct mt_cache_name *cn;
 	u16 id;
 
 	switch (ev->kind) {
 	case MEMTRACE_KIND_KMALLOC:
+		/* The slot size and flags that pick the cache pick the same one. */
+		if (c->kmalloc.id && c->kmalloc.slot_size == ev->bytes_alloc &&
+		    c->kmalloc.gfp == ev->gfp) {
+			if (c->kmalloc.object_size)
+				ev->bytes_alloc = c->kmalloc.object_size;
+			return c->kmalloc.id;
+		}
 		id = mt_kmalloc_cache_intern(&mt.names, ev->bytes_req,
 					     ev->bytes_alloc, ev->gfp);
 		cn = mt_cache_get(&mt.names, id);
+		c->kmalloc.id = cn ? id : 0;
+		c->kmalloc.slot_size = ev->bytes_alloc;
+		c->kmalloc.gfp = ev->gfp;
+		c->kmalloc.object_size = cn ? cn->object_size : 0;
 		if (cn && cn->object_size)
 			ev->bytes_alloc = cn->object_size;
 		return id;
@@ -173,20 +165,23 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 	struct mt_pcpu *c;
 	struct mt_live e;
 	unsigned long flags;
-	unsigned int nr;
+	bool memo_hit;
 
 	/*
 	 * Under 1-in-N sampling with no filter to apply first, most
 	 * allocations are decided here, with IRQ-safe per-CPU operations
-	 * only: interrupts stay on and no other state is touched.
+	 * only: interrupts stay on and no other state is touched.  The
+	 * allocation that counts down to 0 is sampled and starts the next N;
+	 * one that interrupts it before it does counts below 0, into those N.
 	 */
 	if (f->sample_every > 1 && !f->by_cache && !f->min_size && !f->max_size &&
 	    !in_nmi()) {
-		if (this_cpu_inc_return(mt.pcpu->sample_count) % f->sample_every) {
+		if (this_cpu_dec_return(mt.pcpu->sample_left)) {
 			this_cpu_inc(mt.pcpu->allocs_seen);
 			this_cpu_inc(mt.pcpu->sampled_out);
 			return;
 		}
+		this_cpu_add(mt.pcpu->sample_left, f->sample_every);
 		sampled = true;
 	}
 
@@ -201,7 +196,7 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 	}
 	/* Cache filters, size filters and byte sampling need the cache's size. */
 	if (f->by_cache || f->min_size || f->max_size || f->sample_bytes) {
-		cache_id = mt_event_cache(ev);
+		cache_id = mt_event_cache(c, ev);
 		cache_known = true;
 	}
 	if (f->by_cache) {
@@ -222,11 +217,10 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 		goto done;
 	}
 	if (!cache_known)
-		cache_id = mt_event_cache(ev);
+		cache_id = mt_event_cache(c, ev);
 
-	nr = stack_trace_save(c->frames, f->depth + MT_STACK_SLACK, 0);
-	nr = mt_trim_stack(c->frames, nr, ev->call_site, f->depth);
-	e.stack_id = mt_stacktab_intern(&mt.stacks, c->frames, nr);
+	e.stack_id = mt_kstack_id(&mt.kstacks, c->frames, ev->call_site, f->depth,
+				  &memo_hit);
 	if (unlikely(e.stack_id == MEMTRACE_STACK_NONE))
 		c->loss.stack_full++;
 	if (unlikely(cache_id == MEMTRACE_CACHE_NONE &&
@@ -276,7 +270,7 @@ void mt_account_alloc(struct mt_pcpu *c, struct mt_live *e)
 	struct mt_stat *s;
 	bool indexed;
 
-	e->comm_id = mt_current_comm();
+	e->comm_id = mt_current_comm(c);
 	if (unlikely(!e->comm_id))
 		c->loss.comm_full++;
 
@@ -334,11 +328,13 @@ static void mt_record_free(unsigned long addr, u8 kind)
 	unsigned long flags;
 
 	/*
-	 * Most frees under sampling are of addresses never recorded: answer
-	 * those without disabling interrupts (probes run with preemption
-	 * disabled, as mt_livetab_may_hold() needs).
+	 * Most frees under sampling or filters are of addresses never
+	 * recorded: answer those without disabling interrupts (probes run
+	 * with preemption disabled, as mt_livetab_may_hold() needs).  When
+	 * every allocation is recorded, most frees are of recorded ones.
 	 */
-	if (!in_nmi() && !mt_livetab_may_hold(&mt.live, addr, kind)) {
+	if (mt.filter.leaves_out && !in_nmi() &&
+	    !mt_livetab_may_hold(&mt.live, addr, kind)) {
 		this_cpu_inc(mt.pcpu->frees_seen);
 		if (likely(!mt_is_self()))
 			this_cpu_inc(mt.pcpu->loss.free_untracked);

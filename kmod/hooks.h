@@ -21,7 +21,7 @@ void mt_hook_exit(struct mt_pcpu *c, unsigned long flags);
 /* Sampling decision; true if an allocation of bytes is to be recorded. */
 bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes);
 /* The current task's name, interned (0 when the table is full). */
-u16 mt_current_comm(void);
+u16 mt_current_comm(struct mt_pcpu *c);
 
 /*
  * Inside a hook: record e (all but comm_id filled in) in the live index

@@ -34,6 +34,9 @@ MODULE_PARM_DESC(stack_pool_mb, "MiB of distinct stacks kept (default 32)");
 static uint trace_records = 1U << 16;
 module_param(trace_records, uint, 0444);
 MODULE_PARM_DESC(trace_records, "Trace ring records, for -t, unless the reader asks (default 65536)");
+static uint stack_memo_slots = 128;
+module_param(stack_memo_slots, uint, 0444);
+MODULE_PARM_DESC(stack_memo_slots, "Per-CPU memo of kernel stacks, slots of 432 bytes; 0: unwind every time (default 128)");
 static uint stat_slots = 1U << 15;
 module_param(stat_slots, uint, 0444);
 MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
@@ -50,6 +53,18 @@ void mt_unlock(void)
 	mutex_unlock(&mt.lock);
 }
 
+static int mt_module_event(struct notifier_block *nb, unsigned long action,
+			   void *data)
+{
+	if (action == MODULE_STATE_GOING)
+		mt_kstack_module_gone(&mt.kstacks);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block mt_module_nb = {
+	.notifier_call = mt_module_event,
+};
+
 int mt_tracer_init(void)
 {
 	int ret;
@@ -58,6 +73,8 @@ int mt_tracer_init(void)
 	if (!mt.pcpu)
 		return -ENOMEM;
 	ret = mt_tp_init();
+	if (!ret)
+		ret = register_module_notifier(&mt_module_nb);
 	if (ret) {
 		free_percpu(mt.pcpu);
 		return ret;
@@ -75,6 +92,7 @@ static void mt_free_tables(void)
 	if (!mt.allocated)
 		return;
 	mt_livetab_destroy(&mt.live);
+	mt_kstack_destroy(&mt.kstacks);
 	mt_stacktab_destroy(&mt.stacks);
 	mt_stattab_destroy(&mt.stats);
 	mt_names_destroy(&mt.names);
@@ -90,6 +108,7 @@ void mt_tracer_exit(void)
 	mt_free_tables();
 	mt_ring_destroy(&mt.ring);
 	mt_unlock();
+	unregister_module_notifier(&mt_module_nb);
 	free_percpu(mt.pcpu);
 }
 
@@ -124,6 +143,9 @@ static int mt_alloc_tables(void)
 			       (stack_pool_mb << 20) / 128);
 	if (ret)
 		return ret;
+	ret = mt_kstack_init(&mt.kstacks, &mt.stacks, THIS_MODULE, stack_memo_slots);
+	if (ret)
+		goto err_kstack;
 	ret = mt_livetab_init(&mt.live, live_entries, live_max_entries);
 	if (ret)
 		goto err_live;
@@ -140,6 +162,8 @@ err_names:
 err_stats:
 	mt_livetab_destroy(&mt.live);
 err_live:
+	mt_kstack_destroy(&mt.kstacks);
+err_kstack:
 	mt_stacktab_destroy(&mt.stacks);
 	return ret;
 }
@@ -150,6 +174,7 @@ static void mt_clear_tables(void)
 	int cpu;
 
 	mt_stacktab_clear(&mt.stacks);
+	mt_kstack_clear(&mt.kstacks);
 	mt_livetab_clear(&mt.live);
 	mt_stattab_clear(&mt.stats);
 	mt_names_clear(&mt.names, &mt.cache_filter);
@@ -157,6 +182,7 @@ static void mt_clear_tables(void)
 		struct mt_pcpu *c = per_cpu_ptr(mt.pcpu, cpu);
 
 		memset(c, 0, offsetof(struct mt_pcpu, frames));
+		c->sample_left = max(mt.filter.sample_every, 1U);
 		if (mt.filter.sample_bytes)
 			c->bytes_to_sample = mt_bytes_to_next_sample(mt.filter.sample_bytes,
 								     get_random_u32());
@@ -256,6 +282,8 @@ int mt_start(const void *owner)
 		.depth = cfg->stack_depth,
 		.by_cache = cfg->nr_caches > 0,
 		.trace = cfg->flags & MEMTRACE_CFG_TRACE,
+		.leaves_out = cfg->sample_every > 1 || cfg->sample_bytes ||
+			      cfg->min_size || cfg->max_size || cfg->nr_caches,
 	};
 	mt.cache_filter.nr = cfg->nr_caches;
 	memcpy(mt.cache_filter.names, cfg->caches, sizeof(mt.cache_filter.names));

@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/memtrace.h>
 
+#include "kstack.h"
 #include "livetab.h"
 #include "names.h"
 #include "stacktab.h"
@@ -20,13 +21,10 @@
 /* Largest trace ring a reader may ask for: 64 B each, 1 GiB. */
 #define MT_TRACE_MAX_RECORDS	(1U << 24)
 
-/* Frames captured beyond the configured depth, for the ones trimmed off. */
-#define MT_STACK_SLACK	16
-
 /* Per-CPU hook state.  Touched only with interrupts disabled. */
 struct mt_pcpu {
 	int busy;			/* recursion guard */
-	u32 sample_count;		/* 1-in-N sampling */
+	int sample_left;		/* 1-in-N sampling: allocations to the next sample */
 	s64 bytes_to_sample;		/* byte sampling */
 	u64 allocs_seen;
 	u64 frees_seen;
@@ -37,7 +35,17 @@ struct mt_pcpu {
 	u64 user_nested;		/* user mode: calls inside another */
 	u64 user_stack_faults;		/* user mode: stacks cut short */
 	struct memtrace_loss loss;
-	unsigned long frames[MEMTRACE_MAX_FRAMES + MT_STACK_SLACK];
+	/* The task name this CPU interned last: most allocations repeat it. */
+	char last_comm[TASK_COMM_LEN];
+	u16 last_comm_id;
+	/* The kmalloc cache this CPU resolved last (0: none), and by what. */
+	struct {
+		u16 id;
+		gfp_t gfp;
+		size_t slot_size;
+		u32 object_size;
+	} kmalloc;
+	unsigned long frames[MEMTRACE_MAX_FRAMES + MT_KSTACK_SLACK];
 };
 
 /* What the hooks test, fixed while tracing. */
@@ -49,6 +57,7 @@ struct mt_filter {
 	u32 depth;
 	bool by_cache;
 	bool trace;		/* queue a record per call in the trace ring */
+	bool leaves_out;	/* sampling or a filter: not every allocation is recorded */
 };
 
 struct mt_state {
@@ -71,6 +80,7 @@ struct mt_state {
 	struct mt_cache_filter cache_filter;	/* in force since start */
 
 	struct mt_stacktab stacks;
+	struct mt_kstack kstacks;	/* kernel stacks into stacks */
 	struct mt_livetab live;
 	struct mt_stattab stats;
 	struct mt_names names;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suites for memtrace's in-kernel data structures: the stack table,
- * the live-allocation index, the per-CPU counters, the name tables, the
+ * the kernel stack memo, the live-allocation index, the per-CPU counters, the name tables, the
  * sampling arithmetic, user mode's table of calls in flight and the trace
  * ring.  Built as its own module (memtrace_kunit.ko)
  * from the same sources as memtrace.ko, for kernels with KUnit.
@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 
 #include "../stacktab.c"
+#include "../kstack.c"
 #include "../livetab.c"
 #include "../stattab.c"
 #include "../names.c"
@@ -149,6 +150,247 @@ static void mt_test_stack_concurrent(struct kunit *test)
 		for (i = 0; i < 200; i++)
 			KUNIT_EXPECT_EQ(test, mt_race->ids[c][i], mt_race->ids[0][i]);
 	mt_stacktab_destroy(&mt_race->t);
+}
+
+/* ---- kernel stacks and their memo ---- */
+
+#define MT_KT_SITE	0x5174UL	/* in no stack: nothing is trimmed */
+#define MT_KT_DEPTH	24
+
+struct mt_kt {
+	struct mt_kstack *ks;
+	unsigned long *frames;
+	bool hit;
+};
+
+static noinline u32 mt_kt_capture(struct mt_kt *k)
+{
+	unsigned long flags;
+	u32 id;
+
+	local_irq_save(flags);
+	id = mt_kstack_id(k->ks, k->frames, MT_KT_SITE, MT_KT_DEPTH, &k->hit);
+	local_irq_restore(flags);
+	return id;
+}
+
+/* Two callers alike but for their return addresses. */
+static int mt_kt_count_a, mt_kt_count_b;
+
+static noinline u32 mt_kt_outer_a(struct mt_kt *k)
+{
+	u32 id = mt_kt_capture(k);
+
+	WRITE_ONCE(mt_kt_count_a, mt_kt_count_a + 1);
+	return id;
+}
+
+static noinline u32 mt_kt_outer_b(struct mt_kt *k)
+{
+	u32 id = mt_kt_capture(k);
+
+	WRITE_ONCE(mt_kt_count_b, mt_kt_count_b + 1);
+	return id;
+}
+
+/*
+ * A frame of variable size, as the system call entry's random stack
+ * offset makes: the frames below it move, and the unwinder finds its
+ * caller from its frame pointer.
+ */
+static noinline u32 mt_kt_outer_var(struct mt_kt *k, size_t bytes)
+{
+	u8 *pad = __builtin_alloca(bytes);
+	u32 id;
+
+	memset(pad, 0, bytes);
+	OPTIMIZER_HIDE_VAR(pad);
+	id = mt_kt_capture(k);
+	READ_ONCE(pad[0]);
+	return id;
+}
+
+/*
+ * The captures of a test all go through one call site here, so that their
+ * stacks differ only where a test means them to.
+ */
+enum mt_kt_caller { MT_KT_A, MT_KT_B, MT_KT_VAR };
+
+static noinline u32 mt_kt_call(struct mt_kt *k, enum mt_kt_caller caller, size_t bytes)
+{
+	switch (caller) {
+	case MT_KT_A:
+		return mt_kt_outer_a(k);
+	case MT_KT_B:
+		return mt_kt_outer_b(k);
+	default:
+		return mt_kt_outer_var(k, bytes);
+	}
+}
+
+/* Does the stack of id have a frame in the function named fn? */
+static bool mt_kt_stack_has(struct mt_stacktab *t, u32 id, const char *fn)
+{
+	const struct mt_stack *s = mt_stacktab_get(t, id);
+	char sym[KSYM_SYMBOL_LEN];
+	size_t len = strlen(fn);
+	unsigned int i;
+
+	for (i = 0; s && i < s->nr_frames; i++) {
+		/* "name" or "name [module]" */
+		snprintf(sym, sizeof(sym), "%ps", (void *)s->ip[i]);
+		if (!strncmp(sym, fn, len) && (!sym[len] || sym[len] == ' '))
+			return true;
+	}
+	return false;
+}
+
+struct mt_kt_env {
+	struct mt_stacktab t;
+	struct mt_kstack memo, plain;	/* the same table, with and without a memo */
+	struct mt_kt k, ref;
+};
+
+static struct mt_kt_env *mt_kt_setup(struct kunit *test, u32 memo_slots)
+{
+	struct mt_kt_env *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	unsigned long *frames = kunit_kcalloc(test, MT_KT_DEPTH + MT_KSTACK_SLACK,
+					      sizeof(*frames), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_ASSERT_NOT_NULL(test, frames);
+	KUNIT_ASSERT_EQ(test, mt_stacktab_init(&e->t, 1 << 20, 256), 0);
+	KUNIT_ASSERT_EQ(test, mt_kstack_init(&e->memo, &e->t, NULL, memo_slots), 0);
+	KUNIT_ASSERT_EQ(test, mt_kstack_init(&e->plain, &e->t, NULL, 0), 0);
+	e->k.ks = &e->memo;
+	e->k.frames = frames;
+	e->ref.ks = &e->plain;
+	e->ref.frames = frames;
+	return e;
+}
+
+static void mt_kt_need_memo(struct kunit *test)
+{
+#ifndef MT_HAVE_KSTACK_MEMO
+	kunit_skip(test, "no stack memo without the ORC unwinder");
+#endif
+}
+
+static void mt_kt_teardown(struct mt_kt_env *e)
+{
+	mt_kstack_destroy(&e->memo);
+	mt_kstack_destroy(&e->plain);
+	mt_stacktab_destroy(&e->t);
+}
+
+enum mt_kt_before { MT_KT_NOTHING, MT_KT_MODULE_GONE, MT_KT_CLEAR };
+
+struct mt_kt_step {
+	bool memo;			/* else unwound without one: the reference */
+	enum mt_kt_caller caller;
+	size_t bytes;			/* MT_KT_VAR's frame */
+	enum mt_kt_before before;
+	bool hit;			/* the memo is expected to answer */
+};
+
+/* Run steps; ids[i] is step i's stack id. */
+static void mt_kt_run(struct kunit *test, struct mt_kt_env *e,
+		      const struct mt_kt_step *steps, unsigned int n, u32 *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct mt_kt *k = steps[i].memo ? &e->k : &e->ref;
+
+		if (steps[i].before == MT_KT_MODULE_GONE)
+			mt_kstack_module_gone(&e->memo);
+		else if (steps[i].before == MT_KT_CLEAR)
+			mt_kstack_clear(&e->memo);
+		ids[i] = mt_kt_call(k, steps[i].caller, steps[i].bytes);
+		KUNIT_EXPECT_NE_MSG(test, ids[i], 0U, "step %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, k->hit, steps[i].hit, "step %u", i);
+	}
+}
+
+/*
+ * One pair of slots per CPU: both callers compete for it.  Every answer
+ * equals an unwind's, the memo answers repeats, and a stack that differs
+ * from the memo's in one return address only is never taken for it.
+ */
+static void mt_test_kstack_memo_exact(struct kunit *test)
+{
+	static const struct mt_kt_step steps[] = {
+		{ false, MT_KT_A },			/* 0: the reference stacks */
+		{ false, MT_KT_B },			/* 1 */
+		{ true, MT_KT_A },			/* memoized */
+		{ true, MT_KT_A, .hit = true },
+		{ true, MT_KT_B },			/* same site, same depth: not a's */
+		{ true, MT_KT_B, .hit = true },
+		{ true, MT_KT_A, .hit = true },		/* two ways: both kept */
+		{ true, MT_KT_B, .hit = true },
+		{ true, MT_KT_A, .before = MT_KT_MODULE_GONE },
+		{ true, MT_KT_A, .hit = true },
+		{ true, MT_KT_B, .before = MT_KT_CLEAR },
+	};
+	struct mt_kt_env *e;
+	u32 ids[ARRAY_SIZE(steps)];
+	unsigned int i;
+
+	mt_kt_need_memo(test);
+	e = mt_kt_setup(test, 2);
+	mt_kt_run(test, e, steps, ARRAY_SIZE(steps), ids);
+	KUNIT_EXPECT_NE(test, ids[0], ids[1]);
+	KUNIT_EXPECT_TRUE(test, mt_kt_stack_has(&e->t, ids[0], "mt_kt_outer_a"));
+	KUNIT_EXPECT_TRUE(test, mt_kt_stack_has(&e->t, ids[1], "mt_kt_outer_b"));
+	KUNIT_EXPECT_FALSE(test, mt_kt_stack_has(&e->t, ids[0], "mt_kt_outer_b"));
+	for (i = 2; i < ARRAY_SIZE(steps); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ids[i], ids[steps[i].caller == MT_KT_B], "step %u", i);
+	mt_kt_teardown(e);
+}
+
+/*
+ * Below a frame of variable size the stack moves; the memo still answers,
+ * through that frame's pointer, with the unwinder's stack.
+ */
+static void mt_test_kstack_memo_variable_frame(struct kunit *test)
+{
+	static const struct mt_kt_step steps[] = {
+		{ false, MT_KT_VAR, 64 },		/* 0: the reference */
+		{ true, MT_KT_VAR, 16 },
+		{ true, MT_KT_VAR, 48, .hit = true },
+		{ false, MT_KT_VAR, 48 },
+		{ true, MT_KT_VAR, 400, .hit = true },
+		{ true, MT_KT_VAR, 16, .hit = true },
+		{ false, MT_KT_VAR, 1000 },
+		{ true, MT_KT_VAR, 1000, .hit = true },
+	};
+	struct mt_kt_env *e;
+	u32 ids[ARRAY_SIZE(steps)];
+	unsigned int i;
+
+	mt_kt_need_memo(test);
+	e = mt_kt_setup(test, 8);
+	mt_kt_run(test, e, steps, ARRAY_SIZE(steps), ids);
+	KUNIT_EXPECT_TRUE(test, mt_kt_stack_has(&e->t, ids[0], "mt_kt_outer_var"));
+	for (i = 1; i < ARRAY_SIZE(steps); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ids[i], ids[0], "step %u", i);
+	mt_kt_teardown(e);
+}
+
+/* Without a memo (slots 0), every stack is unwound. */
+static void mt_test_kstack_no_memo(struct kunit *test)
+{
+	static const struct mt_kt_step steps[] = {
+		{ true, MT_KT_A }, { true, MT_KT_A }, { false, MT_KT_A },
+	};
+	struct mt_kt_env *e = mt_kt_setup(test, 0);
+	u32 ids[ARRAY_SIZE(steps)];
+
+	mt_kt_run(test, e, steps, ARRAY_SIZE(steps), ids);
+	KUNIT_EXPECT_EQ(test, ids[1], ids[0]);
+	KUNIT_EXPECT_EQ(test, ids[2], ids[0]);
+	KUNIT_EXPECT_TRUE(test, mt_kt_stack_has(&e->t, ids[0], "mt_kt_capture"));
+	mt_kt_teardown(e);
 }
 
 /* ---- live index ---- */
@@ -770,6 +1012,9 @@ static struct kunit_case mt_stack_cases[] = {
 	KUNIT_CASE(mt_test_stack_collisions),
 	KUNIT_CASE(mt_test_stack_full),
 	KUNIT_CASE(mt_test_stack_concurrent),
+	KUNIT_CASE(mt_test_kstack_memo_exact),
+	KUNIT_CASE(mt_test_kstack_memo_variable_frame),
+	KUNIT_CASE(mt_test_kstack_no_memo),
 	{}
 };
 

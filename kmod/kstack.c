@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel stacks for the allocation hooks, and their memo; see kstack.h.
+ */
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/stacktrace.h>
+#include <linux/memtrace.h>
+
+#include "kstack.h"
+
+/*
+ * Drop the frames of the tracing machinery: start at the allocation's call
+ * site when the stack has it, else after the frames of ks->self.
+ */
+static unsigned int mt_kstack_trim(const struct mt_kstack *ks, unsigned long *ip,
+				   unsigned int nr, unsigned long call_site,
+				   unsigned int depth)
+{
+	unsigned int i, first = 0;
+
+	for (i = 0; call_site && i < nr; i++) {
+		if (ip[i] == call_site) {
+			first = i;
+			goto found;
+		}
+	}
+	if (ks->self) {
+		first = nr;
+		for (i = 0; i < nr; i++) {
+			if (!within_module(ip[i], (struct module *)ks->self)) {
+				first = i;
+				break;
+			}
+		}
+	}
+found:
+	nr = min(nr - first, depth);
+	if (first && nr)
+		memmove(ip, ip + first, nr * sizeof(*ip));
+	return nr;
+}
+
+#ifdef MT_HAVE_KSTACK_MEMO
+#include <asm/unwind.h>
+
+struct mt_kstack_memo_slot {
+	unsigned long key;	/* the call site, else the depth: see mt_kstack_id() */
+	u32 stack_id;
+	u32 generation;		/* ks->generation when made */
+	u16 depth;		/* the depth the id was trimmed to */
+	u16 nr;			/* frames unwound; 0: an empty slot */
+	/*
+	 * Frames from bp_frame on (0: none) were found from the frame pointer
+	 * of the one before it, a function whose frame size varies (the system
+	 * call entry's random stack offset).  Their offsets are from that
+	 * frame pointer, whose value the stack holds at bp_slot (from top).
+	 */
+	u16 bp_frame;
+	u16 user_regs;		/* the user-mode registers the walk ended at; 0: none */
+	s32 bp_slot;
+	u16 off[MT_KSTACK_MEMO_FRAMES];	/* where each return address was read */
+	unsigned long ip[MT_KSTACK_MEMO_FRAMES];
+};
+
+int mt_kstack_init(struct mt_kstack *ks, struct mt_stacktab *stacks,
+		   const struct module *self, u32 memo_slots)
+{
+	memset(ks, 0, sizeof(*ks));
+	ks->stacks = stacks;
+	ks->self = self;
+	if (!memo_slots)
+		return 0;
+	/* Two-way: slots come in pairs. */
+	memo_slots = roundup_pow_of_two(max(memo_slots, 2U));
+	ks->memo = kvcalloc(array_size(nr_cpu_ids, memo_slots), sizeof(*ks->memo),
+			    GFP_KERNEL);
+	if (!ks->memo)
+		return -ENOMEM;
+	ks->memo_mask = memo_slots - 1;
+	return 0;
+}
+
+void mt_kstack_destroy(struct mt_kstack *ks)
+{
+	kvfree(ks->memo);
+	ks->memo = NULL;
+}
+
+void mt_kstack_clear(struct mt_kstack *ks)
+{
+	if (ks->memo)
+		memset(ks->memo, 0, array_size(nr_cpu_ids, ks->memo_mask + 1) *
+		       sizeof(*ks->memo));
+}
+
+/* Is [addr, addr + len) inside the task stack at base? */
+static bool mt_in_stack(unsigned long base, unsigned long addr, size_t len)
+{
+	return addr - base <= THREAD_SIZE - len;
+}
+
+static bool mt_on_task_stack(unsigned long addr, size_t len)
+{
+	return mt_in_stack((unsigned long)task_stack_page(current), addr, len);
+}
+
+/*
+ * What one step of the unwinder used, found by taking it again with the
+ * frame pointer nudged and comparing with where it went.
+ */
+#define MT_BP_NUDGE	(2 * sizeof(long))
+
+enum mt_step_kind {
+	MT_STEP_SP,	/* the frame's place follows from the return address alone */
+	MT_STEP_BP,	/* the frame is at the frame pointer plus a constant */
+	MT_STEP_OTHER,
+};
+
+/* Where the frame pointer the unwinder carries came from. */
+enum mt_bp_source {
+	MT_BP_CARRIED,	/* unchanged by the step */
+	MT_BP_LOADED,	/* read from the popped frame, at a place the step fixes */
+	MT_BP_UNKNOWN,
+};
+
+static enum mt_step_kind mt_step_kind(const struct unwind_state *before,
+				      struct unwind_state *after,
+				      enum mt_bp_source *bp_source)
+{
+	struct unwind_state again = *before;
+
+	again.bp += MT_BP_NUDGE;
+	unwind_next_frame(&again);
+	if (again.bp == before->bp + MT_BP_NUDGE && after->bp == before->bp)
+		*bp_source = MT_BP_CARRIED;
+	else if (again.bp == after->bp)
+		*bp_source = MT_BP_LOADED;
+	else
+		*bp_source = MT_BP_UNKNOWN;
+	if (unwind_error(&again) != unwind_error(after) ||
+	    unwind_done(&again) != unwind_done(after))
+		return MT_STEP_OTHER;
+	if (again.sp == after->sp && again.ip == after->ip && again.regs == after->regs)
+		return MT_STEP_SP;
+	if (again.sp == after->sp + MT_BP_NUDGE && !after->regs && !again.regs)
+		return MT_STEP_BP;
+	return MT_STEP_OTHER;
+}
+
+/*
+ * The offset from top of the one stack word, in the frames popped so far
+ * (from the frame pointer mt_kstack_id() saved, below top, up to sp), that
+ * holds bp.  A frame pointer the unwinder loaded came from one of those
+ * words; if two hold it, which one is not known.
+ */
+static bool mt_find_bp_slot(const unsigned long *top, unsigned long sp,
+			    unsigned long bp, s32 *slot)
+{
+	const unsigned long *p, *found = NULL;
+
+	for (p = top - 1; (unsigned long)p < sp; p++) {
+		if (READ_ONCE_NOCHECK(*p) != bp)
+			continue;
+		if (found)
+			return false;
+		found = p;
+	}
+	if (!found)
+		return false;
+	*slot = (long)((unsigned long)found - (unsigned long)top);
+	return true;
+}
+
+/* Record frame nr's return address slot, from base, in the memo. */
+static bool mt_memo_frame(struct mt_kstack_memo_slot *slot, unsigned int nr,
+			  unsigned long base, const unsigned long *ret,
+			  unsigned long ip)
+{
+	unsigned long off = (unsigned long)ret - base;
+
+	if (nr >= MT_KSTACK_MEMO_FRAMES || off > U16_MAX ||
+	    !mt_on_task_stack((unsigned long)ret, sizeof(*ret)) ||
+	    READ_ONCE_NOCHECK(*ret) != ip)
+		return false;
+	slot->off[nr] = off;
+	slot->ip[nr] = ip;
+	return true;
+}
+
+/*
+ * Unwind from the return address at top into frames[0..max); if slot is
+ * not NULL, fill it in as a memo of this walk and say whether it is one
+ * (see kstack.h for the walks that may not be).
+ */
+static unsigned int mt_kstack_unwind(unsigned long *top, unsigned long *frames,
+				     unsigned int max,
+				     struct mt_kstack_memo_slot *slot, bool *memo_ok)
+{
+	struct unwind_state st, before;
+	enum mt_bp_source bp_source;
+	/* The frame pointer at the first frame is the one saved below top. */
+	bool ok = slot, bp_traceable = true;
+	unsigned long base = (unsigned long)top;
+	unsigned int nr = 0;
+
+	if (slot)
+		slot->bp_frame = 0;
+	for (unwind_start(&st, current, NULL, top); !unwind_done(&st);) {
+		unsigned long ip = unwind_get_return_address(&st);
+
+		if (!ip)
+			break;
+		frames[nr] = ip;
+		if (ok && (st.regs || st.stack_info.type != STACK_TYPE_TASK ||
+			   !mt_memo_frame(slot, nr, base, (unsigned long *)st.sp - 1, ip)))
+			ok = false;
+		if (++nr == max)
+			break;
+		if (ok)
+			before = st;
+		unwind_next_frame(&st);
+		if (!ok)
+			continue;
+		if (unwind_error(&st)) {
+			ok = false;
+			continue;
+		}
+		switch (mt_step_kind(&before, &st, &bp_source)) {
+		case MT_STEP_SP:
+			if (bp_source == MT_BP_LOADED)
+				bp_traceable = true;
+			else if (bp_source == MT_BP_UNKNOWN)
+				bp_traceable = false;
+			break;
+		case MT_STEP_BP:
+			/* Once, and from a frame pointer the stack holds. */
+			ok = !slot->bp_frame && bp_traceable &&
+			     mt_on_task_stack(before.bp, sizeof(long)) &&
+			     mt_find_bp_slot(top, before.sp, before.bp, &slot->bp_slot);
+			slot->bp_frame = nr;
+			base = before.bp;
+			break;
+		default:
+			ok = false;
+		}
+	}
+	if (ok) {
+		unsigned long regs_off = (unsigned long)st.regs - base;
+
+		slot->nr = nr;
+		slot->user_regs = 0;
+		if (nr == max || (unwind_done(&st) && !unwind_error(&st))) {
+			/* Ended by the count, or by the ORC data of the last frame. */
+		} else if (st.regs && user_mode(st.regs) && (long)st.ip >= 0 &&
+			   mt_on_task_stack((unsigned long)st.regs, sizeof(*st.regs)) &&
+			   regs_off && regs_off <= U16_MAX) {
+			/* Ended at the registers of the user-mode caller. */
+			slot->user_regs = regs_off;
+		} else {
+			ok = false;
+		}
+	}
+	*memo_ok = ok;
+	return nr;
+}
+
+/*
+ * Does the stack (the task's, at stack) still hold the memo's return
+ * addresses where it had them?
+ */
+static bool mt_kstack_memo_holds(const struct mt_kstack_memo_slot *slot,
+				 const unsigned long *top, unsigned long stack)
+{
+	unsigned long base = (unsigned long)top, addr;
+	unsigned int i;
+
+	for (i = 0; i < slot->nr; i++) {
+		if (i && i == slot->bp_frame)
+			base = READ_ONCE_NOCHECK(*(const unsigned long *)
+						 ((unsigned long)top + slot->bp_slot));
+		addr = base + slot->off[i];
+		if (!mt_in_stack(stack, addr, sizeof(long)) ||
+		    READ_ONCE_NOCHECK(*(const unsigned long *)addr) != slot->ip[i])
+			return false;
+	}
+	if (slot->user_regs) {
+		struct pt_regs *regs = (void *)(base + slot->user_regs);
+
+		/* As at the memo: user mode, and no kernel text to go on to. */
+		return mt_in_stack(stack, (unsigned long)regs, sizeof(*regs)) &&
+		       user_mode(regs) && (long)READ_ONCE_NOCHECK(regs->ip) >= 0;
+	}
+	return true;
+}
+
+/*
+ * Not inlined: the memo's offsets are from this function's own return
+ * address slot, which its frame address finds on every path.
+ */
+noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
+			  unsigned long call_site, unsigned int depth,
+			  bool *memo_hit)
+{
+	unsigned long *top = (unsigned long *)__builtin_frame_address(0) + 1;
+	unsigned long stack = (unsigned long)task_stack_page(current);
+	struct mt_kstack_memo_slot *pair = NULL, *slot = NULL;
+	unsigned int nr, way;
+	bool memo_ok;
+	u32 id, generation = atomic_read(&ks->generation);
+	/*
+	 * Memos are found by call site; page allocations name none, and are
+	 * told apart by stack depth instead (an offset in the stack, which no
+	 * call site equals).
+	 */
+	unsigned long key = call_site ?: (unsigned long)top - stack;
+
+	*memo_hit = false;
+	if (ks->memo && in_task() && mt_in_stack(stack, (unsigned long)top, sizeof(*top))) {
+		pair = &ks->memo[smp_processor_id() * (ks->memo_mask + 1) +
+				 (hash_long(key, 32) & ks->memo_mask & ~1U)];
+		for (way = 0; way < 2; way++) {
+			slot = &pair[way];
+			if (slot->nr && slot->key == key && slot->depth == depth &&
+			    slot->generation == generation &&
+			    mt_kstack_memo_holds(slot, top, stack)) {
+				*memo_hit = true;
+				return slot->stack_id;
+			}
+		}
+		/* Replace an empty slot, else one chosen by the stack depth. */
+		slot = !pair[0].nr ? &pair[0] : !pair[1].nr ? &pair[1] :
+		       &pair[((unsigned long)top >> 4) & 1];
+		slot->nr = 0;
+	}
+
+	nr = mt_kstack_unwind(top, frames, depth + MT_KSTACK_SLACK, slot, &memo_ok);
+	nr = mt_kstack_trim(ks, frames, nr, call_site, depth);
+	id = mt_stacktab_intern(ks->stacks, frames, nr);
+	if (slot && memo_ok && id != MEMTRACE_STACK_NONE) {
+		slot->depth = depth;
+		slot->stack_id = id;
+		slot->generation = generation;
+		slot->key = key;
+	} else if (slot) {
+		slot->nr = 0;
+	}
+	return id;
+}
+
+#else /* !MT_HAVE_KSTACK_MEMO */
+
+int mt_kstack_init(struct mt_kstack *ks, struct mt_stacktab *stacks,
+		   const struct module *self, u32 memo_slots)
+{
+	memset(ks, 0, sizeof(*ks));
+	ks->stacks = stacks;
+	ks->self = self;
+	return 0;
+}
+
+void mt_kstack_destroy(struct mt_kstack *ks)
+{
+}
+
+void mt_kstack_clear(struct mt_kstack *ks)
+{
+}
+
+u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
+		 unsigned long call_site, unsigned int depth, bool *memo_hit)
+{
+	unsigned int nr = stack_trace_save(frames, depth + MT_KSTACK_SLACK, 0);
+
+	*memo_hit = false;
+	nr = mt_kstack_trim(ks, frames, nr, call_site, depth);
+	return mt_stacktab_intern(ks->stacks, frames, nr);
+}
+
+#endif /* MT_HAVE_KSTACK_MEMO */
