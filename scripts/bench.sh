@@ -61,6 +61,7 @@ row() {
 
 plain=$(val untraced) floor=$(val floor)
 full=$(val memtrace-full) s100=$(val memtrace-s100) bytes=$(val memtrace-bytes512k)
+nomemo=$(val memtrace-full-nomemo)
 [ -n "$plain" ] && [ -n "$floor" ] || { echo "bench: the guest gave no numbers" >&2; exit 1; }
 table=$(
 	echo "| kmalloc(64)+kfree pair | ns/pair | added ns | added / floor's added | target |"
@@ -68,6 +69,7 @@ table=$(
 	row "untraced" "$plain"
 	row "empty probe (floor)" "$floor" "$plain" "$floor" "" floor
 	row "memtrace, full stacks" "$full" "$plain" "$floor" "<= 3x"
+	row "memtrace, full stacks, stack memo off" "$nomemo" "$plain" "$floor"
 	row "memtrace -s 100" "$s100" "$plain" "$floor" "<= 1.2x"
 	row "memtrace --sample-bytes 524288" "$bytes" "$plain" "$floor"
 )
@@ -160,9 +162,16 @@ otable=$(
 	echo
 	echo "$ktable"
 	echo
-	echo "Where the cost goes: with full stacks, one ORC unwind (stack_trace_save)"
-	echo "per allocation dominates. With -s 100, 99 allocations in 100 are decided"
-	echo "by one IRQ-safe per-CPU counter before the hook does anything else, and"
+	echo "Where the cost goes: with full stacks, a recorded allocation takes its"
+	echo "stack id from the per-CPU stack memo (docs/design.md: about 15 loads and"
+	echo "compares in place of an ORC unwind, the whole cost with the memo off),"
+	echo "then a timestamp, an insert into the live index under a stripe lock and"
+	echo "a per-stack counter update; each free finds and removes its entry under"
+	echo "the lock. Disabling and restoring interrupts around each, every lock and"
+	echo "every load is a slow path under TCG, and the floor's added cost (two calls"
+	echo "of an empty function) is the smallest number in the table: the ratios"
+	echo "move by 2x between runs. With -s 100, 99 allocations in 100 are decided"
+	echo "by one IRQ-safe per-CPU countdown before the hook does anything else, and"
 	echo "most frees by a lockless look at one bucket of the live index (interrupts"
 	echo "left on); what remains is the 1 in 100 recorded with a full stack."
 	echo "--sample-bytes resolves the cache (size class) of every allocation, since"

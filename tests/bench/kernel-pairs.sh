@@ -47,6 +47,13 @@ with_reader memtrace-full
 with_reader memtrace-s100 -s 100
 with_reader memtrace-bytes512k --sample-bytes 524288
 
+# Full stacks again with the stack memo off (kmod/kstack.h): every
+# recorded allocation unwinds its stack.
+unload_memtrace && load_memtrace stack_memo_slots=0 ||
+	{ not_ok "reload memtrace.ko with stack_memo_slots=0"; exit 1; }
+with_reader memtrace-full-nomemo
+unload_memtrace && load_memtrace || { not_ok "reload memtrace.ko"; exit 1; }
+
 # By size, and kmem_cache pairs: "# BENCH k-<what>-<config> <ns>", fewer
 # pairs per round (5 configurations each).
 echo 50000 >$P/pairs
