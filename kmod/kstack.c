@@ -76,7 +76,7 @@ int mt_kstack_init(struct mt_kstack *ks, struct mt_stacktab *stacks,
 		return 0;
 	/* Two-way: slots come in pairs. */
 	memo_slots = roundup_pow_of_two(max(memo_slots, 2U));
-	ks->memo = kvcalloc(array_size(nr_cpu_ids, memo_slots), sizeof(*ks->memo),
+	ks->memo = kvcalloc(array_size(nr_cpu_ids, memo_slots + 1), sizeof(*ks->memo),
 			    GFP_KERNEL);
 	if (!ks->memo)
 		return -ENOMEM;
@@ -93,7 +93,7 @@ void mt_kstack_destroy(struct mt_kstack *ks)
 void mt_kstack_clear(struct mt_kstack *ks)
 {
 	if (ks->memo)
-		memset(ks->memo, 0, array_size(nr_cpu_ids, ks->memo_mask + 1) *
+		memset(ks->memo, 0, array_size(nr_cpu_ids, ks->memo_mask + 2) *
 		       sizeof(*ks->memo));
 }
 
@@ -307,7 +307,7 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 {
 	unsigned long *top = (unsigned long *)__builtin_frame_address(0) + 1;
 	unsigned long stack = (unsigned long)task_stack_page(current);
-	struct mt_kstack_memo_slot *pair = NULL, *slot = NULL;
+	struct mt_kstack_memo_slot *pair = NULL, *slot, *scratch = NULL;
 	unsigned int nr, way;
 	bool memo_ok;
 	u32 id, generation = atomic_read(&ks->generation);
@@ -320,8 +320,10 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 
 	*memo_hit = false;
 	if (ks->memo && in_task() && mt_in_stack(stack, (unsigned long)top, sizeof(*top))) {
-		pair = &ks->memo[smp_processor_id() * (ks->memo_mask + 1) +
-				 (hash_long(key, 32) & ks->memo_mask & ~1U)];
+		/* A CPU's slots, then the one a walk is recorded in. */
+		slot = &ks->memo[smp_processor_id() * (ks->memo_mask + 2)];
+		scratch = &slot[ks->memo_mask + 1];
+		pair = &slot[hash_long(key, 32) & ks->memo_mask & ~1U];
 		for (way = 0; way < 2; way++) {
 			slot = &pair[way];
 			if (slot->nr && slot->key == key && slot->depth == depth &&
@@ -331,22 +333,23 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 				return slot->stack_id;
 			}
 		}
-		/* Replace an empty slot, else one chosen by the stack depth. */
-		slot = !pair[0].nr ? &pair[0] : !pair[1].nr ? &pair[1] :
-		       &pair[((unsigned long)top >> 4) & 1];
-		slot->nr = 0;
 	}
 
-	nr = mt_kstack_unwind(top, frames, depth + MT_KSTACK_SLACK, slot, &memo_ok);
+	nr = mt_kstack_unwind(top, frames, depth + MT_KSTACK_SLACK, scratch, &memo_ok);
 	nr = mt_kstack_trim(ks, frames, nr, call_site, depth);
 	id = mt_stacktab_intern(ks->stacks, frames, nr);
-	if (slot && memo_ok && id != MEMTRACE_STACK_NONE) {
-		slot->depth = depth;
-		slot->stack_id = id;
-		slot->generation = generation;
-		slot->key = key;
-	} else if (slot) {
-		slot->nr = 0;
+	if (scratch && memo_ok && id != MEMTRACE_STACK_NONE) {
+		/*
+		 * Into an empty slot, else one chosen by the stack depth; a walk
+		 * that cannot be a memo leaves both as they were.
+		 */
+		slot = !pair[0].nr ? &pair[0] : !pair[1].nr ? &pair[1] :
+		       &pair[((unsigned long)top >> 4) & 1];
+		scratch->depth = depth;
+		scratch->stack_id = id;
+		scratch->generation = generation;
+		scratch->key = key;
+		*slot = *scratch;
 	}
 	return id;
 }

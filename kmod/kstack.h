@@ -46,7 +46,7 @@ struct mt_kstack {
 	 * trimmed off the top of a stack (NULL: none are).
 	 */
 	const struct module *self;
-	struct mt_kstack_memo_slot *memo;	/* nr_cpu_ids * (memo_mask + 1) */
+	struct mt_kstack_memo_slot *memo;	/* nr_cpu_ids * (memo_mask + 2) */
 	u32 memo_mask;
 	atomic_t generation;	/* see mt_kstack_module_gone() */
 };

@@ -210,11 +210,24 @@ static noinline u32 mt_kt_outer_var(struct mt_kt *k, size_t bytes)
 	return id;
 }
 
+/* Two such frames: the memo takes one step through a frame pointer, not two. */
+static noinline u32 mt_kt_outer_var2(struct mt_kt *k, size_t bytes)
+{
+	u8 *pad = __builtin_alloca(bytes);
+	u32 id;
+
+	memset(pad, 0, bytes);
+	OPTIMIZER_HIDE_VAR(pad);
+	id = mt_kt_outer_var(k, bytes);
+	READ_ONCE(pad[0]);
+	return id;
+}
+
 /*
  * The captures of a test all go through one call site here, so that their
  * stacks differ only where a test means them to.
  */
-enum mt_kt_caller { MT_KT_A, MT_KT_B, MT_KT_VAR };
+enum mt_kt_caller { MT_KT_A, MT_KT_B, MT_KT_VAR, MT_KT_VAR2 };
 
 static noinline u32 mt_kt_call(struct mt_kt *k, enum mt_kt_caller caller, size_t bytes)
 {
@@ -223,8 +236,10 @@ static noinline u32 mt_kt_call(struct mt_kt *k, enum mt_kt_caller caller, size_t
 		return mt_kt_outer_a(k);
 	case MT_KT_B:
 		return mt_kt_outer_b(k);
-	default:
+	case MT_KT_VAR:
 		return mt_kt_outer_var(k, bytes);
+	default:
+		return mt_kt_outer_var2(k, bytes);
 	}
 }
 
@@ -374,6 +389,36 @@ static void mt_test_kstack_memo_variable_frame(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mt_kt_stack_has(&e->t, ids[0], "mt_kt_outer_var"));
 	for (i = 1; i < ARRAY_SIZE(steps); i++)
 		KUNIT_EXPECT_EQ_MSG(test, ids[i], ids[0], "step %u", i);
+	mt_kt_teardown(e);
+}
+
+/*
+ * A stack the memo cannot vouch for is unwound every time, and leaves the
+ * memos of its site as they were.
+ */
+static void mt_test_kstack_memo_refused(struct kunit *test)
+{
+	static const struct mt_kt_step steps[] = {
+		{ false, MT_KT_VAR2, 32 },		/* 0: the reference */
+		{ true, MT_KT_A },
+		{ true, MT_KT_B },
+		{ true, MT_KT_VAR2, 32 },
+		{ true, MT_KT_VAR2, 32 },
+		{ true, MT_KT_A, .hit = true },
+		{ true, MT_KT_B, .hit = true },
+	};
+	struct mt_kt_env *e;
+	u32 ids[ARRAY_SIZE(steps)];
+
+	mt_kt_need_memo(test);
+	e = mt_kt_setup(test, 2);
+	mt_kt_run(test, e, steps, ARRAY_SIZE(steps), ids);
+	KUNIT_EXPECT_TRUE(test, mt_kt_stack_has(&e->t, ids[0], "mt_kt_outer_var2"));
+	KUNIT_EXPECT_EQ(test, ids[3], ids[0]);
+	KUNIT_EXPECT_EQ(test, ids[4], ids[0]);
+	KUNIT_EXPECT_NE(test, ids[1], ids[2]);
+	KUNIT_EXPECT_EQ(test, ids[5], ids[1]);
+	KUNIT_EXPECT_EQ(test, ids[6], ids[2]);
 	mt_kt_teardown(e);
 }
 
@@ -1014,6 +1059,7 @@ static struct kunit_case mt_stack_cases[] = {
 	KUNIT_CASE(mt_test_stack_concurrent),
 	KUNIT_CASE(mt_test_kstack_memo_exact),
 	KUNIT_CASE(mt_test_kstack_memo_variable_frame),
+	KUNIT_CASE(mt_test_kstack_memo_refused),
 	KUNIT_CASE(mt_test_kstack_no_memo),
 	{}
 };
