@@ -165,7 +165,6 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 	struct mt_pcpu *c;
 	struct mt_live e;
 	unsigned long flags;
-	bool memo_hit;
 
 	/*
 	 * Under 1-in-N sampling with no filter to apply first, most
@@ -220,7 +219,7 @@ static void mt_record_alloc(struct mt_alloc_event *ev)
 		cache_id = mt_event_cache(c, ev);
 
 	e.stack_id = mt_kstack_id(&mt.kstacks, c->frames, ev->call_site, f->depth,
-				  &memo_hit);
+				  NULL);
 	if (unlikely(e.stack_id == MEMTRACE_STACK_NONE))
 		c->loss.stack_full++;
 	if (unlikely(cache_id == MEMTRACE_CACHE_NONE &&

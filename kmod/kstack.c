@@ -318,7 +318,8 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 	 */
 	unsigned long key = call_site ?: (unsigned long)top - stack;
 
-	*memo_hit = false;
+	if (memo_hit)
+		*memo_hit = false;
 	if (ks->memo && in_task() && mt_in_stack(stack, (unsigned long)top, sizeof(*top))) {
 		/* A CPU's slots, then the one a walk is recorded in. */
 		slot = &ks->memo[smp_processor_id() * (ks->memo_mask + 2)];
@@ -329,7 +330,8 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 			if (slot->nr && slot->key == key && slot->depth == depth &&
 			    slot->generation == generation &&
 			    mt_kstack_memo_holds(slot, top, stack)) {
-				*memo_hit = true;
+				if (memo_hit)
+					*memo_hit = true;
 				return slot->stack_id;
 			}
 		}
@@ -378,7 +380,8 @@ u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 {
 	unsigned int nr = stack_trace_save(frames, depth + MT_KSTACK_SLACK, 0);
 
-	*memo_hit = false;
+	if (memo_hit)
+		*memo_hit = false;
 	nr = mt_kstack_trim(ks, frames, nr, call_site, depth);
 	return mt_stacktab_intern(ks->stacks, frames, nr);
 }

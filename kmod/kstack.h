@@ -75,8 +75,8 @@ static inline void mt_kstack_module_gone(struct mt_kstack *ks)
  * With interrupts disabled: the id of the current kernel stack, from the
  * allocation's call site on (if the stack has it), at most depth frames;
  * MEMTRACE_STACK_NONE when the stack table is full.  frames is scratch
- * space for depth + MT_KSTACK_SLACK entries.  *memo_hit tells whether
- * the memo answered.
+ * space for depth + MT_KSTACK_SLACK entries.  *memo_hit, unless NULL,
+ * tells whether the memo answered.
  */
 #define MT_KSTACK_SLACK	16
 u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
