@@ -25,17 +25,11 @@ median_of() {
 with_reader() {
 	name=$1
 	shift
-	rm -f /tmp/bench-reader.out	# not the last reader's "Attaching"
-	memtrace-read --kernel-leaks "$@" 3600 1 >/tmp/bench-reader.out 2>&1 &
-	r=$!
-	if ! wait_for 60 grep -q Attaching /tmp/bench-reader.out; then
-		not_ok "bench: memtrace-read $* attaches" "$(cat /tmp/bench-reader.out)"
-		kill $r 2>/dev/null
-		return
-	fi
+	start_kernel_reader /tmp/bench-reader.out "bench: memtrace-read $* attaches" \
+		"$@" 3600 1 || return
 	echo "# BENCH $name $(median_of plain)"
-	kill -INT $r
-	wait $r
+	kill -INT "$READER"
+	wait "$READER"
 	grep -E '^(Lost|Activity):' /tmp/bench-reader.out | tail -n 2 | sed "s/^/# BENCHINFO $name /"
 	ok "bench: $name"
 }

@@ -12,12 +12,21 @@ OUT=/tmp/kernel-leaks.out
 # output goes first: the background job truncates it only when it runs, and
 # the previous reader's "Attaching" must not be taken for this one's.
 start_reader() {
-	rm -f "$OUT"
-	memtrace-read --kernel-leaks "$@" >"$OUT" 2>&1 &
-	READER=$!
-	if ! wait_for 60 grep -q "Attaching to kernel allocators" "$OUT"; then
-		not_ok "memtrace-read attaches" "$(cat "$OUT")"
-		return 1
+	start_kernel_reader "$OUT" "memtrace-read attaches" "$@"
+}
+
+# check_leak_estimate WHAT: the last report's estimate of leaker_kmalloc_leak's
+# 640 x 1024 bytes, under sampling WHAT, is within 40%.
+check_leak_estimate() {
+	stacks=$(last_report_stacks "$OUT")
+	# The stack whose first frame is leaker_kmalloc_leak (with kmemleak on,
+	# its own objects have stacks through it too).
+	est=$(printf '%s\n' "$stacks" | awk '/ from stack[^;]* ;; leaker_kmalloc_leak\+/ { print $1; exit }')
+	diag "$1: leaker_kmalloc_leak estimated at ${est:-nothing} bytes (true: 655360)"
+	if [ -n "$est" ] && [ "$est" -ge 393216 ] && [ "$est" -le 917504 ]; then
+		ok "$1 estimates 640 x 1024 bytes within 40%"
+	else
+		not_ok "$1 estimates 640 x 1024 bytes within 40%" "$stacks"
 	fi
 }
 
@@ -103,16 +112,7 @@ check_eq "--cache memtrace_leaker_obj reports only that cache's stack" \
 start_reader --sample-bytes 8192 -o 0 -T 1000 2 1 || exit 1
 echo 64 >"$LEAKER_PARAMS/leak"
 wait "$READER"
-stacks=$(last_report_stacks "$OUT")
-# The stack whose first frame is leaker_kmalloc_leak (with kmemleak on, its
-# own objects have stacks through it too).
-est=$(printf '%s\n' "$stacks" | awk '/ from stack[^;]* ;; leaker_kmalloc_leak\+/ { print $1; exit }')
-diag "--sample-bytes 8192: leaker_kmalloc_leak estimated at ${est:-nothing} bytes (true: 655360)"
-if [ -n "$est" ] && [ "$est" -ge 393216 ] && [ "$est" -le 917504 ]; then
-	ok "--sample-bytes 8192 estimates 640 x 1024 bytes within 40%"
-else
-	not_ok "--sample-bytes 8192 estimates 640 x 1024 bytes within 40%" "$stacks"
-fi
+check_leak_estimate "--sample-bytes 8192"
 check_match "--sample-bytes says its counts are estimates" \
 	'^Sampling about once per 8192 bytes allocated: counts are estimates\.$' "$(cat "$OUT")"
 echo 1 >"$LEAKER_PARAMS/free"
@@ -124,14 +124,7 @@ echo 1 >"$LEAKER_PARAMS/free"
 start_reader -s 10 -o 0 -T 1000 2 1 || exit 1
 echo 64 >"$LEAKER_PARAMS/leak"
 wait "$READER"
-stacks=$(last_report_stacks "$OUT")
-est=$(printf '%s\n' "$stacks" | awk '/ from stack[^;]* ;; leaker_kmalloc_leak\+/ { print $1; exit }')
-diag "-s 10: leaker_kmalloc_leak estimated at ${est:-nothing} bytes (true: 655360)"
-if [ -n "$est" ] && [ "$est" -ge 393216 ] && [ "$est" -le 917504 ]; then
-	ok "-s 10 estimates 640 x 1024 bytes within 40%"
-else
-	not_ok "-s 10 estimates 640 x 1024 bytes within 40%" "$stacks"
-fi
+check_leak_estimate "-s 10"
 check_match "-s 10 says its counts are estimates" \
 	'^Sampling 1 in 10 allocations: counts are estimates\.$' "$(cat "$OUT")"
 sampled_out=$(sed -n 's/^Activity: .* \([0-9][0-9]*\) sampled out.*/\1/p' "$OUT" | tail -n 1)

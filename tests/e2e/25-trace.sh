@@ -21,15 +21,10 @@ check "load memtrace_leaker.ko" insmod /memtrace/memtrace_leaker.ko || exit 1
 
 # --- kernel: kmalloc-1k .. kmalloc-4k, with the leaker's round in it -------
 OUT=/tmp/ktrace.out
-memtrace-read --kernel-leaks -t -z 1024 -Z 4096 $((3 * SCALE)) 1 >"$OUT" 2>&1 &
-reader=$!
-if ! wait_for 60 grep -q Attaching "$OUT"; then
-	not_ok "-t: memtrace-read attaches" "$(cat "$OUT")"
-	kill -KILL "$reader" 2>/dev/null
-	exit 1
-fi
+start_kernel_reader "$OUT" "-t: memtrace-read attaches" \
+	-t -z 1024 -Z 4096 $((3 * SCALE)) 1 || exit 1
 echo 1 >"$LEAKER_PARAMS/leak"
-wait "$reader"
+wait "$READER"
 check_eq "-t: memtrace-read exits 0" 0 "$?"
 diag "$(grep -E ' from leaker_' "$OUT" | head -n 12)"
 check_eq "-t: an alloc line per kmalloc(1000) of leaker_kmalloc_leak" 10 \
