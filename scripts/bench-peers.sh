@@ -32,7 +32,8 @@
 #
 # Environment:
 #   MEMTRACE_CACHE          cache root (default ~/.cache/memtrace)
-#   MEMTRACE_DEBIAN_MIRROR  debootstrap/apt mirror (default deb.debian.org)
+#   MEMTRACE_DEBIAN_MIRROR  debootstrap/apt mirror (default: the one apt's
+#                           sources name for bookworm)
 #   PEERS_TIMEOUT           whole qemu run in seconds (default 5400)
 #   PEERS_KEEP=1            keep the temporary initramfs tree and console log
 set -euo pipefail
@@ -66,7 +67,10 @@ done
 [ -z "$missing" ] || die "missing:$missing (run: make deps)"
 
 cache=${MEMTRACE_CACHE:-${HOME:-/root}/.cache/memtrace}
-mirror=${MEMTRACE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# shellcheck source=scripts/apt-mirror.sh
+. "$top/scripts/apt-mirror.sh"
+mirror=${MEMTRACE_DEBIAN_MIRROR:-$(bookworm_mirror)}
+[ -n "$mirror" ] || die "no bookworm mirror in apt's sources: set MEMTRACE_DEBIAN_MIRROR"
 suite=bookworm
 # Bump when the way the image is made changes (not the package list: that
 # is in the key already).

@@ -5,10 +5,17 @@ set -eu
 
 [ "$(id -u)" -eq 0 ] || { echo "deps: must run as root (apt-get)" >&2; exit 1; }
 
+# shellcheck source=scripts/apt-mirror.sh
+. "$(dirname "$0")/apt-mirror.sh"
+
 BACKPORTS=/etc/apt/sources.list.d/memtrace-bookworm-backports.list
 if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	echo "deb http://deb.debian.org/debian bookworm-backports main" >"$BACKPORTS"
-	stamp_stale=1
+	mirror=$(bookworm_mirror)
+	if [ -z "$mirror" ]; then
+		echo "deps: no 'bookworm' entry in apt's sources to take the mirror of bookworm-backports from" >&2
+		exit 1
+	fi
+	echo "deb $mirror bookworm-backports main" >"$BACKPORTS"
 fi
 
 # Packages from bookworm proper.
