@@ -4,6 +4,7 @@
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
+#include <linux/kallsyms.h>
 #include <linux/memtrace.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -13,6 +14,11 @@
 
 /* Where struct kmem_cache keeps its name pointer; -1: unknown. */
 static int mt_kmem_cache_name_off = -1;
+/*
+ * Where the head page of a slab keeps its struct kmem_cache pointer
+ * (struct slab, private to mm/, overlays struct page); -1: unknown.
+ */
+static int mt_slab_cache_off = -1;
 
 /* The name field lies early in every layout so far (~100 bytes in SLUB). */
 #define MT_KMEM_CACHE_SCAN	192
@@ -23,22 +29,52 @@ static void mt_layout_probe_ctor(void *obj)
 }
 
 /*
+ * Offset of the word of a slab's head page that points to its cache, or
+ * -1: allocate an object of cache s and look for s in the page.  The
+ * word must be the only one that holds s.
+ */
+static int mt_scan_slab_page(struct kmem_cache *s)
+{
+	const unsigned long *words;
+	int i, off = -1;
+	void *obj;
+
+	obj = kmem_cache_alloc(s, GFP_KERNEL);
+	if (!obj)
+		return -1;
+	words = (const unsigned long *)virt_to_head_page(obj);
+	for (i = 0; i < (int)(sizeof(struct page) / sizeof(long)); i++) {
+		if (words[i] != (unsigned long)s)
+			continue;
+		if (off >= 0) {
+			off = -1;	/* twice: ambiguous */
+			break;
+		}
+		off = i * sizeof(long);
+	}
+	kmem_cache_free(s, obj);
+	return off;
+}
+
+/*
  * Offset of the first word of cache 'name' that points to a copy of its
- * name, or -1.  kmem_cache_create() stores kstrdup_const(name), a copy for
+ * name, or -1; *slab_off the offset of its pointer in a slab page.  kmem_cache_create() stores kstrdup_const(name), a copy for
  * a module's string, so the strings are compared, read without risk of a
  * fault; the scan stops at the first match, so it never reads past the
  * name field of the structure.
  */
-static int mt_scan_for_name(const char *name)
+static int mt_scan_for_name(const char *name, int *slab_off)
 {
 	char buf[MEMTRACE_NAME_LEN];
 	const unsigned long *words;
 	struct kmem_cache *s;
 	int i, off = -1;
 
+	*slab_off = -1;
 	s = kmem_cache_create(name, 24, 0, 0, mt_layout_probe_ctor);
 	if (!s)
 		return -1;
+	*slab_off = mt_scan_slab_page(s);
 	words = (const unsigned long *)s;
 	for (i = 0; i < MT_KMEM_CACHE_SCAN / (int)sizeof(long); i++) {
 		void *p = (void *)words[i];
@@ -55,22 +91,28 @@ static int mt_scan_for_name(const char *name)
 	return off;
 }
 
-/* Two probes with different names must agree on the offset to trust it. */
-static void mt_find_kmem_cache_name(void)
+/* Two probes with different names must agree on the offsets to trust them. */
+static void mt_find_kmem_cache_layout(void)
 {
-	int a = mt_scan_for_name("memtrace_layout_probe_a");
-	int b = mt_scan_for_name("memtrace_layout_probe_bb");
+	int slab_a, slab_b;
+	int a = mt_scan_for_name("memtrace_layout_probe_a", &slab_a);
+	int b = mt_scan_for_name("memtrace_layout_probe_bb", &slab_b);
 
 	if (a >= 0 && a == b)
 		mt_kmem_cache_name_off = a;
 	else
 		pr_warn("slab cache name not found in struct kmem_cache (%d/%d): caches reported by size\n",
 			a, b);
+	if (slab_a >= 0 && slab_a == slab_b)
+		mt_slab_cache_off = slab_a;
+	else
+		pr_warn("slab cache pointer not found in struct page (%d/%d): kmalloc caches named by size class\n",
+			slab_a, slab_b);
 }
 
 int mt_compat_init(void)
 {
-	mt_find_kmem_cache_name();
+	mt_find_kmem_cache_layout();
 	return 0;
 }
 
@@ -79,4 +121,30 @@ const char *mt_kmem_cache_name(const struct kmem_cache *s)
 	if (mt_kmem_cache_name_off < 0 || !s)
 		return NULL;
 	return *(const char * const *)((const char *)s + mt_kmem_cache_name_off);
+}
+
+struct kmem_cache *mt_slab_cache_of(const void *obj)
+{
+	struct page *head;
+
+	if (mt_slab_cache_off < 0 || !virt_addr_valid(obj))
+		return NULL;
+	head = virt_to_head_page(obj);
+	if (!PageSlab(head))
+		return NULL;
+	return *(struct kmem_cache **)((char *)head + mt_slab_cache_off);
+}
+
+unsigned long mt_function_size(unsigned long addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	const char *slash;
+	unsigned long size;
+
+	/* "name+0xoff/0xsize [module]": the kernel's own bound of the function. */
+	sprint_symbol(buf, addr);
+	slash = strchr(buf, '/');
+	if (!slash || sscanf(slash + 1, "%lx", &size) != 1)
+		return 0;
+	return size;
 }

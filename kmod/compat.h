@@ -9,6 +9,7 @@
 #define MEMTRACE_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/module.h>
 #include "compat-probed.h"
 
 struct kmem_cache;
@@ -112,7 +113,41 @@ static inline void mt_uprobe_unregister_sync(void)
 #define MT_HAVE_KSTACK_MEMO
 #endif
 
+/* The text of a module, core or init: [*base, *base + size). */
+static inline unsigned long mt_module_text(const struct module *mod, bool init,
+					   unsigned long *base)
+{
+#ifdef MEMTRACE_HAVE_MODULE_MEMORY
+	const struct module_memory *m = &mod->mem[init ? MOD_INIT_TEXT : MOD_TEXT];
+
+	*base = (unsigned long)m->base;
+	return m->size;
+#else
+	const struct module_layout *l = init ? &mod->init_layout : &mod->core_layout;
+
+	*base = (unsigned long)l->base;
+	return l->text_size;
+#endif
+}
+
+/*
+ * Allocator functions that kprobes reach, by their name in the kernel built
+ * against: 6.10 renamed them *_noprof (memory allocation profiling) and
+ * made the old names macros.
+ */
+#ifdef MEMTRACE_HAVE_ALLOC_NOPROF
+#define MT_ALLOC_FN(name)	#name "_noprof"
+#else
+#define MT_ALLOC_FN(name)	#name
+#endif
+
 int mt_compat_init(void);
+
+/*
+ * The size of the kernel function at addr as kallsyms bounds it (to the
+ * next symbol), or 0; for telling whether a return address lies in it.
+ */
+unsigned long mt_function_size(unsigned long addr);
 
 /*
  * The name of a slab cache.  struct kmem_cache is private to mm/ (its
@@ -120,5 +155,14 @@ int mt_compat_init(void);
  * is found once at load; NULL if that failed.
  */
 const char *mt_kmem_cache_name(const struct kmem_cache *s);
+
+/*
+ * The slab cache an object of a slab page belongs to, as SLUB keeps it in
+ * the page (struct slab is private to mm/ too; its offset is found at
+ * load), or NULL: not a slab object, or the layout is unknown.  Names the
+ * real cache of a kmalloc (kmalloc-cg-, -rcl-, random and bucket caches
+ * alike), which the kmalloc tracepoint does not give.
+ */
+struct kmem_cache *mt_slab_cache_of(const void *obj);
 
 #endif

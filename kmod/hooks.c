@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The allocation hooks: tracepoint probes that record allocations and
- * frees in the session's tables.
+ * frees in the session's tables, and the recording and accounting that
+ * the kprobe hooks (kprobe_hooks.c) and user mode (uprobes.c) share.
  *
  * They run wherever the kernel allocates: any context, hard IRQ included,
  * with preemption disabled.  So they never allocate, sleep or printk; they
@@ -10,10 +11,12 @@
  * per-CPU busy flag catches re-entry from anything they call.  Every event
  * they cannot record is counted in struct memtrace_loss.
  */
+#include <linux/cgroup.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
@@ -27,16 +30,6 @@
 #include "sampling.h"
 #include "tp.h"
 #include "tracer.h"
-
-struct mt_alloc_event {
-	unsigned long addr;
-	unsigned long call_site;	/* 0: unknown */
-	size_t bytes_req;
-	size_t bytes_alloc;
-	struct kmem_cache *cache;	/* MEMTRACE_KIND_CACHE */
-	gfp_t gfp;			/* MEMTRACE_KIND_KMALLOC */
-	u8 kind;
-};
 
 bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 {
@@ -72,54 +65,74 @@ u16 mt_current_comm(struct mt_pcpu *c)
 	return c->last_comm_id;
 }
 
+/* The id of slab cache s, interned on first sight; *object_size its size. */
+static u16 mt_slab_cache_id(struct mt_pcpu *c, struct kmem_cache *s, u32 *object_size)
+{
+	int gen = atomic_read(&mt.names.generation);
+	const struct mt_cache_name *cn;
+	u16 id;
+
+	if (c->last_cache.key == (unsigned long)s && c->last_cache.generation == gen) {
+		*object_size = c->last_cache.object_size;
+		return c->last_cache.id;
+	}
+	id = mt_cache_lookup(&mt.names, (unsigned long)s);
+	if (unlikely(!id)) {
+		char fallback[MEMTRACE_NAME_LEN];
+		const char *name = mt_kmem_cache_name(s);
+
+		if (!name) {
+			snprintf(fallback, sizeof(fallback), "unnamed-%u",
+				 kmem_cache_size(s));
+			name = fallback;
+		}
+		id = mt_cache_intern(&mt.names, (unsigned long)s, name,
+				     kmem_cache_size(s));
+	}
+	cn = mt_cache_get(&mt.names, id);
+	*object_size = cn ? cn->object_size : kmem_cache_size(s);
+	c->last_cache.key = id ? (unsigned long)s : 0;
+	c->last_cache.generation = gen;
+	c->last_cache.id = id;
+	c->last_cache.object_size = *object_size;
+	return id;
+}
+
 /*
- * The cache id of a slab allocation, interned on first sight; for kmalloc
- * it also sets bytes_alloc to the size class (the tracepoint gives the
- * slot size, with SLUB debug metadata when that is on).  Done only for
- * allocations that are recorded or filtered by cache: it is the costly
- * part of a hook that samples.
+ * The cache id of a slab allocation, interned on first sight, and the
+ * bytes it holds: a cache's object size (for kmalloc the size class; the
+ * tracepoint gives the slot size, with SLUB debug metadata when that is
+ * on).  kmalloc allocations are named by the cache they really come from
+ * (kmalloc-cg-, -rcl-, dma-, random and bucket caches: as /proc/slabinfo
+ * names them), else by size class.  Done only for allocations that are
+ * recorded or filtered by cache: it is the costly part of a hook that
+ * samples.
  */
 static u16 mt_event_cache(struct mt_pcpu *c, struct mt_alloc_event *ev)
 {
 	const struct mt_cache_name *cn;
+	struct kmem_cache *s;
+	u32 object_size;
 	u16 id;
 
 	switch (ev->kind) {
 	case MEMTRACE_KIND_KMALLOC:
-		/* The slot size and flags that pick the cache pick the same one. */
-		if (c->kmalloc.id && c->kmalloc.slot_size == ev->bytes_alloc &&
-		    c->kmalloc.gfp == ev->gfp) {
-			if (c->kmalloc.object_size)
-				ev->bytes_alloc = c->kmalloc.object_size;
-			return c->kmalloc.id;
+		s = ev->bytes_req <= KMALLOC_MAX_CACHE_SIZE ?
+		    mt_slab_cache_of((void *)ev->addr) : NULL;
+		if (s) {
+			id = mt_slab_cache_id(c, s, &object_size);
+			ev->bytes_alloc = object_size;
+			return id;
 		}
 		id = mt_kmalloc_cache_intern(&mt.names, ev->bytes_req,
 					     ev->bytes_alloc, ev->gfp);
 		cn = mt_cache_get(&mt.names, id);
-		c->kmalloc.id = cn ? id : 0;
-		c->kmalloc.slot_size = ev->bytes_alloc;
-		c->kmalloc.gfp = ev->gfp;
-		c->kmalloc.object_size = cn ? cn->object_size : 0;
 		if (cn && cn->object_size)
 			ev->bytes_alloc = cn->object_size;
 		return id;
 	case MEMTRACE_KIND_CACHE:
-		id = mt_cache_lookup(&mt.names, (unsigned long)ev->cache);
-		if (unlikely(!id)) {
-			char fallback[MEMTRACE_NAME_LEN];
-			const char *name = mt_kmem_cache_name(ev->cache);
-
-			if (!name) {
-				snprintf(fallback, sizeof(fallback), "unnamed-%u",
-					 kmem_cache_size(ev->cache));
-				name = fallback;
-			}
-			id = mt_cache_intern(&mt.names, (unsigned long)ev->cache,
-					     name, kmem_cache_size(ev->cache));
-		}
-		cn = mt_cache_get(&mt.names, id);
-		ev->bytes_req = ev->bytes_alloc = cn ? cn->object_size :
-						  kmem_cache_size(ev->cache);
+		id = mt_slab_cache_id(c, ev->cache, &object_size);
+		ev->bytes_req = ev->bytes_alloc = object_size;
 		return id;
 	default:
 		return MEMTRACE_CACHE_NONE;
@@ -130,7 +143,7 @@ struct mt_pcpu *mt_hook_enter(unsigned long *flags)
 {
 	struct mt_pcpu *c;
 
-	if (unlikely(in_nmi())) {
+	if (unlikely(mt_in_nmi())) {
 		this_cpu_inc(mt.pcpu->loss.nmi);
 		return NULL;
 	}
@@ -151,90 +164,113 @@ void mt_hook_exit(struct mt_pcpu *c, unsigned long flags)
 	local_irq_restore(flags);
 }
 
-/* memtrace's own allocations, made under mt_lock(). */
+/* memtrace's own allocations: under mt_lock(), or the live index's growing. */
 static inline bool mt_is_self(void)
 {
-	return in_task() && current == READ_ONCE(mt.self);
+	return in_task() && (current == READ_ONCE(mt.self) ||
+			     current == READ_ONCE(mt.live.grower));
 }
 
-static void mt_record_alloc(struct mt_alloc_event *ev)
+/* Kernel mode's task filters (pid, name, cgroup): the allocating context passes. */
+static bool mt_task_passes(const struct mt_filter *f)
 {
-	const struct mt_filter *f = &mt.filter;
-	u16 cache_id = MEMTRACE_CACHE_NONE;
-	bool cache_known = false, sampled = false;
-	struct mt_pcpu *c;
-	struct mt_live e;
-	unsigned long flags;
+	if (!in_task())
+		return false;	/* interrupts allocate for no task */
+	if (f->tgid && task_tgid(current) != f->tgid)
+		return false;
+	if (f->comm[0] && strncmp(current->comm, f->comm, TASK_COMM_LEN))
+		return false;
+#ifdef CONFIG_CGROUPS
+	/* Hooks run with preemption disabled: an RCU read-side section. */
+	if (f->cgroup && !cgroup_is_descendant(task_dfl_cgroup(current), f->cgroup))
+		return false;
+#endif
+	return true;
+}
 
-	/*
-	 * Under 1-in-N sampling with no filter to apply first, most
-	 * allocations are decided here, with IRQ-safe per-CPU operations
-	 * only: interrupts stay on and no other state is touched.  The
-	 * allocation that counts down to 0 is sampled and starts the next N;
-	 * one that interrupts it before it does counts below 0, into those N.
-	 */
-	if (f->sample_every > 1 && !f->by_cache && !f->min_size && !f->max_size &&
-	    !in_nmi()) {
-		if (this_cpu_dec_return(mt.pcpu->sample_left)) {
-			this_cpu_inc(mt.pcpu->allocs_seen);
-			this_cpu_inc(mt.pcpu->sampled_out);
-			return;
-		}
-		this_cpu_add(mt.pcpu->sample_left, f->sample_every);
-		sampled = true;
-	}
+u32 mt_hook_stack_id(struct mt_pcpu *c, unsigned long call_site)
+{
+	u32 id = mt_kstack_id(&mt.kstacks, c->frames, call_site, mt.filter.depth,
+			      NULL);
 
-	c = mt_hook_enter(&flags);
-	if (!c)
-		return;
-	c->allocs_seen++;
-
-	if (unlikely(mt_is_self())) {
-		c->filtered++;
-		goto done;
-	}
-	/* Cache filters, size filters and byte sampling need the cache's size. */
-	if (f->by_cache || f->min_size || f->max_size || f->sample_bytes) {
-		cache_id = mt_event_cache(c, ev);
-		cache_known = true;
-	}
-	if (f->by_cache) {
-		const struct mt_cache_name *cn = mt_cache_get(&mt.names, cache_id);
-
-		if (!cn || !cn->selected) {
-			c->filtered++;
-			goto done;
-		}
-	}
-	if (ev->bytes_alloc < f->min_size ||
-	    (f->max_size && ev->bytes_alloc > f->max_size)) {
-		c->filtered++;
-		goto done;
-	}
-	if (!sampled && !mt_sample(c, f, ev->bytes_alloc)) {
-		c->sampled_out++;
-		goto done;
-	}
-	if (!cache_known)
-		cache_id = mt_event_cache(c, ev);
-
-	e.stack_id = mt_kstack_id(&mt.kstacks, c->frames, ev->call_site, f->depth,
-				  NULL);
-	if (unlikely(e.stack_id == MEMTRACE_STACK_NONE))
+	if (unlikely(id == MEMTRACE_STACK_NONE))
 		c->loss.stack_full++;
-	if (unlikely(cache_id == MEMTRACE_CACHE_NONE &&
-		     (ev->kind == MEMTRACE_KIND_CACHE || ev->kind == MEMTRACE_KIND_KMALLOC)))
-		c->loss.cache_full++;
+	return id;
+}
 
-	e.addr = ev->addr;
-	e.ts_ns = ktime_get_mono_fast_ns();
-	e.bytes_req = min_t(size_t, ev->bytes_req, U32_MAX);
-	e.bytes_alloc = min_t(size_t, ev->bytes_alloc, U32_MAX);
-	e.pid = in_task() ? current->pid : 0;
-	e.cache_kind = MT_CACHE_KIND(cache_id, ev->kind);
-	mt_account_alloc(c, &e);
-done:
-	mt_hook_exit(c, flags);
+/* ---- counters -------------------------------------------------------- */
+
+/* e's counters; NULL (counted) when this CPU's table is full. */
+static struct mt_stat *mt_stat_of(struct mt_pcpu *c, const struct mt_live *e)
+{
+	struct mt_stat *s = mt_stattab_get(&mt.stats,
+					   MT_STAT_KEY(e->stack_id, e->cache_kind));
+
+	if (unlikely(!s))
+		c->loss.stat_full++;
+	return s;
+}
+
+/* Count e as allocated (and live, if the index holds it). */
+static void mt_stat_alloc(struct mt_pcpu *c, const struct mt_live *e, bool live)
+{
+	struct mt_stat *s = mt_stat_of(c, e);
+
+	if (!s)
+		return;
+	s->allocs++;
+	s->bytes += e->bytes_alloc;
+	if (live) {
+		s->live_count++;
+		s->live_bytes += e->bytes_alloc;
+		s->live_bytes_req += e->bytes_req;
+	}
+	if (!s->first_ns)
+		s->first_ns = e->ts_ns;
+	s->last_ns = e->ts_ns;
+}
+
+/* Count e, which the index held, as freed. */
+static void mt_stat_free(struct mt_pcpu *c, const struct mt_live *e)
+{
+	struct mt_stat *s = mt_stat_of(c, e);
+
+	if (!s)
+		return;
+	s->frees++;
+	s->live_count--;
+	s->live_bytes -= e->bytes_alloc;
+	s->live_bytes_req -= e->bytes_req;
+}
+
+/*
+ * The index's entry changed from before to after in place (a relabel, a
+ * resize): move it between counters as if it had always been after.
+ */
+static void mt_stat_move(struct mt_pcpu *c, const struct mt_live *before,
+			 const struct mt_live *after)
+{
+	struct mt_stat *s = mt_stat_of(c, before);
+
+	if (s) {
+		s->allocs--;
+		s->bytes -= before->bytes_alloc;
+		s->live_count--;
+		s->live_bytes -= before->bytes_alloc;
+		s->live_bytes_req -= before->bytes_req;
+	}
+	s = mt_stat_of(c, after);
+	if (s) {
+		s->allocs++;
+		s->bytes += after->bytes_alloc;
+		s->live_count++;
+		s->live_bytes += after->bytes_alloc;
+		s->live_bytes_req += after->bytes_req;
+		if (!s->first_ns || after->ts_ns < s->first_ns)
+			s->first_ns = after->ts_ns;
+		if (after->ts_ns > s->last_ns)
+			s->last_ns = after->ts_ns;
+	}
 }
 
 /* A trace record of e, allocated or freed by the current context. */
@@ -264,88 +300,544 @@ static void mt_trace(struct mt_pcpu *c, u8 type, const struct mt_live *e)
 		c->loss.trace_full++;
 }
 
+/* e, which the index held, is freed. */
+static void mt_account_removed(struct mt_pcpu *c, const struct mt_live *e)
+{
+	c->frees_matched++;
+	if (mt.filter.trace)
+		mt_trace(c, MEMTRACE_TRACE_FREE, e);
+	mt_stat_free(c, e);
+}
+
+/* Index e; false when the index is full.  A stale entry is a missed free. */
+static bool mt_index(struct mt_pcpu *c, const struct mt_live *e)
+{
+	struct mt_live old;
+
+	switch (mt_livetab_insert(&mt.live, e, &old)) {
+	case MT_LIVE_FULL:
+		c->loss.live_full++;
+		return false;
+	case MT_LIVE_REPLACED:
+		c->loss.missed_free++;
+		mt_stat_free(c, &old);
+		break;
+	case MT_LIVE_ADDED:
+		break;
+	}
+	return true;
+}
+
 void mt_account_alloc(struct mt_pcpu *c, struct mt_live *e)
 {
-	struct mt_stat *s;
 	bool indexed;
 
 	e->comm_id = mt_current_comm(c);
 	if (unlikely(!e->comm_id))
 		c->loss.comm_full++;
 
-	indexed = mt_livetab_insert(&mt.live, e);
+	indexed = mt_index(c, e);
 	if (likely(indexed))
 		c->allocs_recorded++;
-	else
-		c->loss.live_full++;
 	if (mt.filter.trace)
 		mt_trace(c, MEMTRACE_TRACE_ALLOC, e);
-
-	s = mt_stattab_get(&mt.stats, MT_STAT_KEY(e->stack_id, e->cache_kind));
-	if (unlikely(!s)) {
-		c->loss.stat_full++;
-		return;
-	}
-	s->allocs++;
-	s->bytes += e->bytes_alloc;
-	if (indexed) {
-		s->live_count++;
-		s->live_bytes += e->bytes_alloc;
-		s->live_bytes_req += e->bytes_req;
-	}
-	if (!s->first_ns)
-		s->first_ns = e->ts_ns;
-	s->last_ns = e->ts_ns;
+	mt_stat_alloc(c, e, indexed);
 }
 
 bool mt_account_free(struct mt_pcpu *c, unsigned long addr, u8 kind)
 {
 	struct mt_live e;
-	struct mt_stat *s;
 
 	c->frees_seen++;
-	if (!mt_livetab_remove(&mt.live, addr, kind, &e))
+	if (!mt_livetab_remove(&mt.live, addr, mt_kind_ns(kind), &e))
 		return false;
-	c->frees_matched++;
-	if (mt.filter.trace)
-		mt_trace(c, MEMTRACE_TRACE_FREE, &e);
-	s = mt_stattab_get(&mt.stats, MT_STAT_KEY(e.stack_id, e.cache_kind));
-	if (unlikely(!s)) {
-		c->loss.stat_full++;
-		return true;
-	}
-	s->frees++;
-	s->live_count--;
-	s->live_bytes -= e.bytes_alloc;
-	s->live_bytes_req -= e.bytes_req;
+	mt_account_removed(c, &e);
 	return true;
 }
 
-static void mt_record_free(unsigned long addr, u8 kind)
+/* ---- allocations ----------------------------------------------------- */
+
+/* Remember that page blocks of this order may be split by later frees. */
+static void mt_note_page_order(unsigned int order)
+{
+	int max = atomic_read(&mt.page_order_max);
+
+	while ((int)order > max) {
+		int was = atomic_cmpxchg(&mt.page_order_max, max, order);
+
+		if (was == max)
+			break;
+		max = was;
+	}
+}
+
+struct mt_relabel {
+	u8 from, to;
+};
+
+static bool mt_relabel_edit(struct mt_live *e, void *arg)
+{
+	const struct mt_relabel *r = arg;
+
+	if (MT_KIND_OF(e->cache_kind) == r->from)
+		e->cache_kind = MT_CACHE_KIND(MT_CACHE_OF(e->cache_kind), r->to);
+	return false;
+}
+
+/*
+ * The pages under a kmalloc larger than the largest kmalloc cache were
+ * recorded just before (the page tracepoint fires inside kmalloc): they
+ * back the kmalloc's own record from now on.  Done whether or not the
+ * kmalloc itself is sampled, so its pages are never counted twice.
+ */
+static void mt_kmalloc_large_pages(unsigned long addr)
+{
+	struct mt_relabel r = { MEMTRACE_KIND_PAGE, MEMTRACE_KIND_KMALLOC_PAGE };
+	struct mt_live before, after;
+	struct mt_pcpu *c;
+	unsigned long flags;
+
+	if (!virt_addr_valid(addr))
+		return;
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	if (mt_livetab_edit(&mt.live, page_to_pfn(virt_to_page((void *)addr)), MT_NS_PFN,
+			    mt_relabel_edit, &r, &before) &&
+	    MT_KIND_OF(before.cache_kind) == r.from) {
+		after = before;
+		mt_relabel_edit(&after, &r);
+		mt_stat_move(c, &before, &after);
+	}
+	mt_hook_exit(c, flags);
+}
+
+bool mt_record_alloc(struct mt_alloc_event *ev)
+{
+	const struct mt_filter *f = &mt.filter;
+	u16 cache_id = MEMTRACE_CACHE_NONE;
+	bool cache_known = false, sampled = false;
+	bool recorded = false;
+	struct mt_pcpu *c;
+	struct mt_live e;
+	unsigned long flags;
+
+	if (unlikely(ev->kind == MEMTRACE_KIND_KMALLOC &&
+		     ev->bytes_req > KMALLOC_MAX_CACHE_SIZE))
+		mt_kmalloc_large_pages(ev->addr);
+
+	/*
+	 * Under 1-in-N sampling with no filter to apply first, most
+	 * allocations are decided here, with IRQ-safe per-CPU operations
+	 * only: interrupts stay on and no other state is touched.  The
+	 * allocation that counts down to 0 is sampled and starts the next N;
+	 * one that interrupts it before it does counts below 0, into those N.
+	 */
+	if (f->sample_every > 1 && !f->by_cache && !f->by_task && !f->min_size &&
+	    !f->max_size && !mt_in_nmi()) {
+		if (this_cpu_dec_return(mt.pcpu->sample_left)) {
+			this_cpu_inc(mt.pcpu->allocs_seen);
+			this_cpu_inc(mt.pcpu->sampled_out);
+			return false;
+		}
+		this_cpu_add(mt.pcpu->sample_left, f->sample_every);
+		sampled = true;
+	}
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return false;
+	c->allocs_seen++;
+
+	if (unlikely(mt_is_self()) || (f->by_task && !mt_task_passes(f))) {
+		c->filtered++;
+		goto done;
+	}
+	/* Cache filters, size filters and byte sampling need the cache's size. */
+	if (f->by_cache || f->min_size || f->max_size || f->sample_bytes) {
+		cache_id = mt_event_cache(c, ev);
+		cache_known = true;
+	}
+	if (f->by_cache) {
+		const struct mt_cache_name *cn = mt_cache_get(&mt.names, cache_id);
+
+		if (!cn || !cn->selected) {
+			c->filtered++;
+			goto done;
+		}
+	}
+	if (ev->bytes_alloc < f->min_size ||
+	    (f->max_size && ev->bytes_alloc > f->max_size)) {
+		c->filtered++;
+		goto done;
+	}
+	if (!sampled && !mt_sample(c, f, ev->bytes_alloc)) {
+		c->sampled_out++;
+		goto done;
+	}
+	if (!cache_known)
+		cache_id = mt_event_cache(c, ev);
+
+	if (!ev->shared_stack_id) {
+		e.stack_id = mt_hook_stack_id(c, ev->call_site);
+	} else {
+		if (!*ev->shared_stack_id)
+			*ev->shared_stack_id = mt_hook_stack_id(c, ev->call_site);
+		e.stack_id = *ev->shared_stack_id;
+	}
+	if (unlikely(cache_id == MEMTRACE_CACHE_NONE &&
+		     (ev->kind == MEMTRACE_KIND_CACHE || ev->kind == MEMTRACE_KIND_KMALLOC)))
+		c->loss.cache_full++;
+
+	e.addr = ev->addr;
+	e.ts_ns = ktime_get_mono_fast_ns();
+	e.bytes_req = min_t(size_t, ev->bytes_req, U32_MAX);
+	e.bytes_alloc = min_t(size_t, ev->bytes_alloc, U32_MAX);
+	e.pid = in_task() ? current->pid : 0;
+	e.cache_kind = MT_CACHE_KIND(cache_id, ev->kind);
+	if (mt_kind_ns(ev->kind) == MT_NS_PFN)
+		mt_note_page_order(mt_bytes_order(ev->bytes_alloc));
+	mt_account_alloc(c, &e);
+	recorded = true;
+done:
+	mt_hook_exit(c, flags);
+	return recorded;
+}
+
+/* ---- frees ----------------------------------------------------------- */
+
+/*
+ * Most frees under sampling or filters are of addresses never recorded:
+ * answer those without disabling interrupts (probes run with preemption
+ * disabled, as mt_livetab_may_hold() needs).  When every allocation is
+ * recorded, most frees are of recorded ones.
+ */
+static bool mt_surely_untracked(unsigned long addr, enum mt_ns ns)
+{
+	if (!mt.filter.leaves_out || mt_in_nmi() || mt_livetab_may_hold(&mt.live, addr, ns))
+		return false;
+	this_cpu_inc(mt.pcpu->frees_seen);
+	if (likely(!mt_is_self()))
+		this_cpu_inc(mt.pcpu->loss.free_untracked);
+	return true;
+}
+
+/* A kmalloc too large for a cache: its pages are freed, and counted, next. */
+static bool mt_is_large_kmalloc(unsigned long addr)
+{
+	return virt_addr_valid(addr) && !PageSlab(virt_to_head_page((void *)addr));
+}
+
+/* Remove an entry only if it is a vmalloc area. */
+static bool mt_vmalloc_area_edit(struct mt_live *e, void *arg)
+{
+	return MT_KIND_OF(e->cache_kind) == MEMTRACE_KIND_VMALLOC;
+}
+
+void mt_record_kfree(unsigned long addr)
 {
 	struct mt_pcpu *c;
 	unsigned long flags;
 
-	/*
-	 * Most frees under sampling or filters are of addresses never
-	 * recorded: answer those without disabling interrupts (probes run
-	 * with preemption disabled, as mt_livetab_may_hold() needs).  When
-	 * every allocation is recorded, most frees are of recorded ones.
-	 */
-	if (mt.filter.leaves_out && !in_nmi() &&
-	    !mt_livetab_may_hold(&mt.live, addr, kind)) {
-		this_cpu_inc(mt.pcpu->frees_seen);
-		if (likely(!mt_is_self()))
-			this_cpu_inc(mt.pcpu->loss.free_untracked);
+	if (mt_surely_untracked(addr, MT_NS_KVA))
 		return;
-	}
 	c = mt_hook_enter(&flags);
 	if (!c)
 		return;
-	/* Not found: allocated before tracing started, or not recorded. */
-	if (!mt_account_free(c, addr, kind) && likely(!mt_is_self()))
+	/*
+	 * Not found: allocated before tracing started, or not recorded; or a
+	 * large kmalloc, whose pages' free comes next and is counted instead.
+	 */
+	if (!mt_account_free(c, addr, MEMTRACE_KIND_KMALLOC)) {
+		if (mt_is_large_kmalloc(addr))
+			c->frees_seen--;
+		else if (likely(!mt_is_self()))
+			c->loss.free_untracked++;
+	}
+	mt_hook_exit(c, flags);
+}
+
+/*
+ * Free the piece [pfn, pfn + 2^order) of e, a recorded block of a higher
+ * order that the kernel split (split_page(), a huge page split, a free of
+ * part of alloc_pages_exact()): the rest of e stays recorded as the
+ * buddy-aligned blocks it leaves, each an allocation of its own from then
+ * on, with e's stack and time.
+ */
+static void mt_free_page_piece(struct mt_pcpu *c, const struct mt_live *e,
+			       unsigned long pfn, unsigned int order)
+{
+	unsigned int e_order = mt_bytes_order(e->bytes_alloc), o;
+	unsigned long base = e->addr;
+	struct mt_live piece = *e, freed = *e;
+
+	freed.addr = pfn;
+	freed.bytes_req = freed.bytes_alloc = PAGE_SIZE << order;
+	/* Halve around the freed piece; the halves it is not in stay. */
+	for (o = e_order; o-- > order;) {
+		unsigned long half = base + (1UL << o);
+
+		piece.addr = pfn < half ? half : base;
+		piece.bytes_req = piece.bytes_alloc = PAGE_SIZE << o;
+		if (pfn >= half)
+			base = half;
+		if (mt_index(c, &piece))
+			mt_stat_alloc(c, &piece, true);
+	}
+	/* The freed piece was part of e, which is no longer recorded whole. */
+	mt_stat_move(c, e, &freed);
+	mt_account_removed(c, &freed);
+}
+
+static bool mt_block_covers(const struct mt_live *e, unsigned long pfn)
+{
+	return pfn >= e->addr && pfn - e->addr < (1UL << mt_bytes_order(e->bytes_alloc));
+}
+
+/* Remove the block if it holds the page at *arg; leave a smaller one be. */
+static bool mt_covers_edit(struct mt_live *e, void *arg)
+{
+	return mt_block_covers(e, *(unsigned long *)arg);
+}
+
+void mt_record_page_split(unsigned long pfn, unsigned int order)
+{
+	struct mt_live e, piece;
+	struct mt_pcpu *c;
+	unsigned long flags, i;
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	if (!mt_livetab_remove(&mt.live, pfn, MT_NS_PFN, &e))
+		goto out;
+	/* The head becomes a page of its own; the others join it. */
+	piece = e;
+	piece.bytes_req = piece.bytes_alloc = PAGE_SIZE;
+	mt_stat_move(c, &e, &piece);
+	for (i = 0; i < (1UL << mt_bytes_order(e.bytes_alloc)); i++) {
+		piece.addr = pfn + i;
+		if (!mt_index(c, &piece)) {
+			if (!i)
+				mt_stat_free(c, &piece);
+			continue;
+		}
+		if (i)
+			mt_stat_alloc(c, &piece, true);
+	}
+out:
+	mt_hook_exit(c, flags);
+}
+
+void mt_record_page_free(unsigned long pfn, unsigned int order)
+{
+	unsigned int o, max_order;
+	struct mt_pcpu *c;
+	struct mt_live e;
+	unsigned long flags;
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	c->frees_seen++;
+	if (mt_livetab_remove(&mt.live, pfn, MT_NS_PFN, &e)) {
+		if (mt_bytes_order(e.bytes_alloc) > order)
+			mt_free_page_piece(c, &e, pfn, order);
+		else
+			mt_account_removed(c, &e);
+		goto out;
+	}
+	/* Part of a bigger block that was split: the block is recorded at its head. */
+	max_order = atomic_read(&mt.page_order_max);
+	for (o = order + 1; o <= max_order; o++) {
+		unsigned long head = pfn & ~((1UL << o) - 1);
+
+		if (head == pfn)
+			continue;	/* looked up already */
+		if (mt_livetab_edit(&mt.live, head, MT_NS_PFN, mt_covers_edit, &pfn, &e) &&
+		    mt_block_covers(&e, pfn)) {
+			mt_free_page_piece(c, &e, pfn, order);
+			goto out;
+		}
+	}
+	if (likely(!mt_is_self()))
+		c->loss.free_untracked++;
+out:
+	mt_hook_exit(c, flags);
+}
+
+void mt_record_vfree(unsigned long addr)
+{
+	struct mt_live e;
+	struct mt_pcpu *c;
+	unsigned long flags;
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	/*
+	 * Only an area recorded by vmalloc: vunmap() and iounmap() come here
+	 * too, for areas that are no allocation, and are not counted.
+	 */
+	if (mt_livetab_edit(&mt.live, addr, MT_NS_KVA, mt_vmalloc_area_edit, NULL, &e) &&
+	    MT_KIND_OF(e.cache_kind) == MEMTRACE_KIND_VMALLOC) {
+		c->frees_seen++;
+		mt_account_removed(c, &e);
+	}
+	mt_hook_exit(c, flags);
+}
+
+static void mt_record_percpu_free(unsigned long ptr)
+{
+	struct mt_pcpu *c;
+	unsigned long flags;
+
+	if (mt_surely_untracked(ptr, MT_NS_PERCPU))
+		return;
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	if (!mt_account_free(c, ptr, MEMTRACE_KIND_PERCPU) && likely(!mt_is_self()))
 		c->loss.free_untracked++;
 	mt_hook_exit(c, flags);
+}
+
+/* ---- in-place changes ------------------------------------------------ */
+
+static bool mt_resize_edit(struct mt_live *e, void *arg)
+{
+	e->bytes_req = min_t(size_t, *(size_t *)arg, U32_MAX);
+	return false;
+}
+
+void mt_record_resize(unsigned long addr, size_t bytes)
+{
+	struct mt_live before, after;
+	struct mt_pcpu *c;
+	unsigned long flags;
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	if (mt_livetab_edit(&mt.live, addr, MT_NS_KVA, mt_resize_edit, &bytes, &before)) {
+		after = before;
+		mt_resize_edit(&after, &bytes);
+		mt_stat_move(c, &before, &after);
+	}
+	mt_hook_exit(c, flags);
+}
+
+bool mt_is_recorded(unsigned long addr, u8 kind)
+{
+	unsigned long flags;
+	bool held;
+
+	local_irq_save(flags);
+	held = mt_livetab_contains(&mt.live, addr, mt_kind_ns(kind));
+	local_irq_restore(flags);
+	return held;
+}
+
+struct mt_reassign {
+	u64 since_ns;
+	struct mt_live now;
+};
+
+/* An entry older than the call: give it to the caller, as allocated now. */
+static bool mt_reassign_edit(struct mt_live *e, void *arg)
+{
+	const struct mt_reassign *r = arg;
+
+	if (e->ts_ns < r->since_ns) {
+		e->stack_id = r->now.stack_id;
+		e->ts_ns = r->now.ts_ns;
+		e->pid = r->now.pid;
+		e->comm_id = r->now.comm_id;
+	}
+	return false;
+}
+
+void mt_record_reassign(unsigned long addr, u8 kind, u64 since_ns, unsigned long call_site)
+{
+	struct mt_reassign r = { .since_ns = since_ns };
+	struct mt_live before, after;
+	struct mt_pcpu *c;
+	unsigned long flags;
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;
+	r.now.stack_id = mt_hook_stack_id(c, call_site);
+	r.now.ts_ns = ktime_get_mono_fast_ns();
+	r.now.pid = in_task() ? current->pid : 0;
+	r.now.comm_id = mt_current_comm(c);
+	if (mt_livetab_edit(&mt.live, addr, mt_kind_ns(kind), mt_reassign_edit, &r, &before) &&
+	    before.ts_ns < since_ns) {
+		after = before;
+		mt_reassign_edit(&after, &r);
+		mt_stat_move(c, &before, &after);
+	}
+	mt_hook_exit(c, flags);
+}
+
+struct mt_vmalloc_page {
+	u32 stack_id;
+	u16 comm_id;
+};
+
+/* A page the tracepoint recorded: keeps its stack unless the area has one. */
+static bool mt_vmalloc_page_edit(struct mt_live *e, void *arg)
+{
+	const struct mt_vmalloc_page *vp = arg;
+
+	e->cache_kind = MT_CACHE_KIND(MEMTRACE_CACHE_NONE, MEMTRACE_KIND_VMALLOC_PAGE);
+	if (vp->stack_id) {
+		e->stack_id = vp->stack_id;
+		e->comm_id = vp->comm_id;
+	}
+	return false;
+}
+
+void mt_record_vmalloc_pages(unsigned long addr, unsigned long nr_pages, u32 stack_id)
+{
+	struct mt_vmalloc_page vp = { .stack_id = stack_id };
+	u64 ts_ns = ktime_get_mono_fast_ns();
+	struct mt_live before, after;
+	unsigned long i, flags;
+	struct mt_pcpu *c;
+
+	/* The guard per page: interrupts stay off for one page at a time. */
+	for (i = 0; i < nr_pages; i++) {
+		struct page *page = vmalloc_to_page((void *)(addr + i * PAGE_SIZE));
+		unsigned long pfn;
+
+		if (!page)
+			break;
+		pfn = page_to_pfn(page);
+		c = mt_hook_enter(&flags);
+		if (!c)
+			return;
+		vp.comm_id = mt_current_comm(c);
+		/* Recorded by the page tracepoint (vmalloc's fallback path): relabel. */
+		if (mt_livetab_edit(&mt.live, pfn, MT_NS_PFN, mt_vmalloc_page_edit,
+				    &vp, &before)) {
+			after = before;
+			mt_vmalloc_page_edit(&after, &vp);
+			mt_stat_move(c, &before, &after);
+		} else if (stack_id) {
+			/* From the bulk page allocator, which has no tracepoint. */
+			after = (struct mt_live) {
+				.addr = pfn, .ts_ns = ts_ns, .stack_id = stack_id,
+				.bytes_req = PAGE_SIZE, .bytes_alloc = PAGE_SIZE,
+				.pid = current->pid, .comm_id = vp.comm_id,
+				.cache_kind = MT_CACHE_KIND(MEMTRACE_CACHE_NONE,
+							    MEMTRACE_KIND_VMALLOC_PAGE),
+			};
+			if (mt_index(c, &after))
+				mt_stat_alloc(c, &after, true);
+		}
+		mt_hook_exit(c, flags);
+	}
 }
 
 /* ---- the tracepoint probes ------------------------------------------- */
@@ -369,7 +861,7 @@ static void mt_probe_kfree(void *data, unsigned long call_site, const void *ptr)
 {
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
-	mt_record_free((unsigned long)ptr, MEMTRACE_KIND_KMALLOC);
+	mt_record_kfree((unsigned long)ptr);
 }
 
 static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
@@ -386,12 +878,13 @@ static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
 	mt_record_alloc(&ev);
 }
 
+/* kfree() of a cache's object is legal, and the reverse: one address space. */
 static void mt_probe_kmem_cache_free(void *data, unsigned long call_site,
 				     const void *ptr, const struct kmem_cache *s)
 {
 	if (unlikely(!ptr))
 		return;
-	mt_record_free((unsigned long)ptr, MEMTRACE_KIND_CACHE);
+	mt_record_kfree((unsigned long)ptr);
 }
 
 /* Pages are keyed by PFN. */
@@ -405,18 +898,21 @@ static void mt_probe_page_alloc(void *data, struct page *page,
 
 	if (unlikely(!page))
 		return;
+	/* The task filling a percpu chunk: these pages back percpu allocations. */
+	if (unlikely(in_task() && current == READ_ONCE(mt.pcpu_populator)))
+		ev.kind = MEMTRACE_KIND_PERCPU_PAGE;
 	ev.addr = page_to_pfn(page);
 	mt_record_alloc(&ev);
 }
 
+/*
+ * Every page freed fires mm_page_free (from free_pages_prepare()), batched
+ * ones too, before mm_page_free_batched: that one is not probed, or a
+ * batched page would count as freed twice.
+ */
 static void mt_probe_page_free(void *data, struct page *page, unsigned int order)
 {
-	mt_record_free(page_to_pfn(page), MEMTRACE_KIND_PAGE);
-}
-
-static void mt_probe_page_free_batched(void *data, struct page *page)
-{
-	mt_record_free(page_to_pfn(page), MEMTRACE_KIND_PAGE);
+	mt_record_page_free(page_to_pfn(page), order);
 }
 
 static void mt_probe_percpu_alloc(void *data, unsigned long call_site,
@@ -437,7 +933,7 @@ static void mt_probe_percpu_alloc(void *data, unsigned long call_site,
 static void mt_probe_percpu_free(void *data, void *base_addr, int off,
 				 void __percpu *ptr)
 {
-	mt_record_free((unsigned long)ptr, MEMTRACE_KIND_PERCPU);
+	mt_record_percpu_free((unsigned long)ptr);
 }
 
 MT_CHECK_PROBE(kmalloc, mt_probe_kmalloc)
@@ -446,20 +942,21 @@ MT_CHECK_PROBE(kmem_cache_alloc, mt_probe_kmem_cache_alloc)
 MT_CHECK_PROBE(kmem_cache_free, mt_probe_kmem_cache_free)
 MT_CHECK_PROBE(mm_page_alloc, mt_probe_page_alloc)
 MT_CHECK_PROBE(mm_page_free, mt_probe_page_free)
-MT_CHECK_PROBE(mm_page_free_batched, mt_probe_page_free_batched)
 MT_CHECK_PROBE(percpu_alloc_percpu, mt_probe_percpu_alloc)
 MT_CHECK_PROBE(percpu_free_percpu, mt_probe_percpu_free)
 
+/* kfree() and kmem_cache_free() free either kind: both go with either. */
+#define MT_EV_SLAB	(MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE)
+
 static struct mt_tp mt_alloc_tps[] = {
-	{ "kmalloc", mt_probe_kmalloc, MEMTRACE_EV_KMALLOC },
-	{ "kfree", mt_probe_kfree, MEMTRACE_EV_KMALLOC },
-	{ "kmem_cache_alloc", mt_probe_kmem_cache_alloc, MEMTRACE_EV_CACHE },
-	{ "kmem_cache_free", mt_probe_kmem_cache_free, MEMTRACE_EV_CACHE },
-	{ "mm_page_alloc", mt_probe_page_alloc, MEMTRACE_EV_PAGE },
-	{ "mm_page_free", mt_probe_page_free, MEMTRACE_EV_PAGE },
-	{ "mm_page_free_batched", mt_probe_page_free_batched, MEMTRACE_EV_PAGE },
-	{ "percpu_alloc_percpu", mt_probe_percpu_alloc, MEMTRACE_EV_PERCPU },
-	{ "percpu_free_percpu", mt_probe_percpu_free, MEMTRACE_EV_PERCPU },
+	{ "kmalloc", mt_probe_kmalloc, MEMTRACE_EV_KMALLOC, false },
+	{ "kfree", mt_probe_kfree, MT_EV_SLAB, true },
+	{ "kmem_cache_alloc", mt_probe_kmem_cache_alloc, MEMTRACE_EV_CACHE, false },
+	{ "kmem_cache_free", mt_probe_kmem_cache_free, MT_EV_SLAB, true },
+	{ "mm_page_alloc", mt_probe_page_alloc, MEMTRACE_EV_PAGE, false },
+	{ "mm_page_free", mt_probe_page_free, MEMTRACE_EV_PAGE, true },
+	{ "percpu_alloc_percpu", mt_probe_percpu_alloc, MEMTRACE_EV_PERCPU, false },
+	{ "percpu_free_percpu", mt_probe_percpu_free, MEMTRACE_EV_PERCPU, true },
 };
 
 static u32 mt_events_available;
@@ -475,12 +972,31 @@ u32 mt_tp_available(void)
 	return mt_events_available;
 }
 
+/*
+ * Every free hook before any allocation hook, and the reverse on the way
+ * out: an allocation recorded while its free could pass unseen (a probe
+ * not attached yet, or detached already) would stay recorded, a false leak.
+ */
 int mt_hooks_attach(u32 events)
 {
-	return mt_tp_register(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), events);
+	int ret;
+
+	ret = mt_tp_register(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), events, true);
+	if (ret)
+		return ret;
+	ret = mt_kprobe_hooks_attach(events);
+	if (!ret)
+		ret = mt_tp_register(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), events, false);
+	if (ret) {
+		mt_kprobe_hooks_detach();
+		mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), true, true);
+	}
+	return ret;
 }
 
 void mt_hooks_detach(void)
 {
-	mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps));
+	mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), false, false);
+	mt_kprobe_hooks_detach();
+	mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), true, true);
 }

@@ -5,11 +5,13 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "hooklock.h"
 #include "livetab.h"
 
 #define MT_LIVE_STRIPE_BITS	10
@@ -19,9 +21,15 @@ static inline struct mt_live *mt_live_at(const struct mt_livetab *t, u32 idx)
 	return &t->chunks[idx >> MT_LIVE_CHUNK_SHIFT][idx & (MT_LIVE_CHUNK - 1)];
 }
 
-static inline u32 mt_live_hash(unsigned long addr, u8 kind)
+static inline u32 mt_live_hash(unsigned long addr, enum mt_ns ns)
 {
-	return hash_64((u64)addr ^ ((u64)kind << 59), 32);
+	return hash_64((u64)addr ^ ((u64)ns << 59), 32);
+}
+
+static inline bool mt_live_match(const struct mt_live *e, unsigned long addr,
+				 enum mt_ns ns)
+{
+	return e->addr == addr && mt_kind_ns(MT_KIND_OF(e->cache_kind)) == ns;
 }
 
 static inline struct mt_live_stripe *mt_live_stripe(const struct mt_livetab *t,
@@ -172,27 +180,42 @@ static inline bool mt_live_stripe_low(const struct mt_live_stripe *st)
 	return st->nr_free < 8 || st->nr_free < (st->nr_free + st->nr_used) / 8;
 }
 
-bool mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e)
+enum mt_live_insert mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e,
+				      struct mt_live *old)
 {
-	u32 hash = mt_live_hash(e->addr, MT_KIND_OF(e->cache_kind));
+	enum mt_ns ns = mt_kind_ns(MT_KIND_OF(e->cache_kind));
+	u32 hash = mt_live_hash(e->addr, ns);
 	struct mt_live_stripe *st = mt_live_stripe(t, hash);
 	u32 *bucket, idx;
 	struct mt_live *slot;
 	bool low;
 
 	lockdep_assert_irqs_disabled();
-	raw_spin_lock(&st->lock);
+	mt_hook_lock(&st->lock);
+	bucket = mt_live_bucket(t, st->buckets, hash);
+	/* One address, one entry: a stale one is replaced in place. */
+	for (idx = *bucket; idx; idx = slot->next) {
+		slot = mt_live_at(t, idx);
+		if (mt_live_match(slot, e->addr, ns)) {
+			u32 next = slot->next;
+
+			*old = *slot;
+			*slot = *e;
+			slot->next = next;
+			raw_spin_unlock(&st->lock);
+			return MT_LIVE_REPLACED;
+		}
+	}
 	idx = st->free_head;
 	if (unlikely(!idx)) {
 		raw_spin_unlock(&st->lock);
 		irq_work_queue(&t->grow_irq_work);
-		return false;
+		return MT_LIVE_FULL;
 	}
 	slot = mt_live_at(t, idx);
 	st->free_head = slot->next;
 	st->nr_free--;
 	st->nr_used++;
-	bucket = mt_live_bucket(t, st->buckets, hash);
 	*slot = *e;
 	slot->next = *bucket;
 	*bucket = idx;
@@ -201,46 +224,104 @@ bool mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e)
 
 	if (unlikely(low) && atomic_read(&t->grows) >= 0)
 		irq_work_queue(&t->grow_irq_work);
-	return true;
+	return MT_LIVE_ADDED;
 }
 
-bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr, u8 kind)
+bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr, enum mt_ns ns)
 {
-	u32 hash = mt_live_hash(addr, kind);
+	u32 hash = mt_live_hash(addr, ns);
 	struct mt_live_stripe *st = mt_live_stripe(t, hash);
 
 	return READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
 }
 
-bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
-		       struct mt_live *out)
+/* Unlink the entry *link points to and give it back to the stripe; locked. */
+static void mt_live_unlink(struct mt_livetab *t, struct mt_live_stripe *st,
+			   u32 *link)
 {
-	u32 hash = mt_live_hash(addr, kind);
+	u32 idx = *link;
+	struct mt_live *e = mt_live_at(t, idx);
+
+	*link = e->next;
+	e->next = st->free_head;
+	st->free_head = idx;
+	st->nr_free++;
+	st->nr_used--;
+}
+
+/*
+ * Find (addr, ns) with its stripe locked; returns the link to it, or NULL
+ * (and the stripe unlocked).  Never recorded, and nothing else in its
+ * bucket: answered without the lock.
+ */
+static u32 *mt_live_find_locked(struct mt_livetab *t, unsigned long addr,
+				enum mt_ns ns, struct mt_live_stripe **stp)
+{
+	u32 hash = mt_live_hash(addr, ns);
 	struct mt_live_stripe *st = mt_live_stripe(t, hash);
 	u32 *link, idx;
 
 	lockdep_assert_irqs_disabled();
-	/* Never recorded, and nothing else in its bucket: no lock needed. */
+	*stp = st;
 	if (!READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash)))
-		return false;
-	raw_spin_lock(&st->lock);
+		return NULL;
+	mt_hook_lock(&st->lock);
 	for (link = mt_live_bucket(t, st->buckets, hash); (idx = *link);
 	     link = &mt_live_at(t, idx)->next) {
-		struct mt_live *e = mt_live_at(t, idx);
-
-		if (e->addr != addr || MT_KIND_OF(e->cache_kind) != kind)
-			continue;
-		*link = e->next;
-		*out = *e;
-		e->next = st->free_head;
-		st->free_head = idx;
-		st->nr_free++;
-		st->nr_used--;
-		raw_spin_unlock(&st->lock);
-		return true;
+		if (mt_live_match(mt_live_at(t, idx), addr, ns))
+			return link;
 	}
 	raw_spin_unlock(&st->lock);
-	return false;
+	return NULL;
+}
+
+bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
+		       struct mt_live *out)
+{
+	struct mt_live_stripe *st;
+	u32 *link = mt_live_find_locked(t, addr, ns, &st);
+
+	if (!link)
+		return false;
+	*out = *mt_live_at(t, *link);
+	mt_live_unlink(t, st, link);
+	raw_spin_unlock(&st->lock);
+	return true;
+}
+
+bool mt_livetab_contains(struct mt_livetab *t, unsigned long addr, enum mt_ns ns)
+{
+	struct mt_live_stripe *st;
+
+	if (!mt_live_find_locked(t, addr, ns, &st))
+		return false;
+	raw_spin_unlock(&st->lock);
+	return true;
+}
+
+bool mt_livetab_edit(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
+		     bool (*edit)(struct mt_live *e, void *arg), void *arg,
+		     struct mt_live *before)
+{
+	struct mt_live_stripe *st;
+	u32 *link = mt_live_find_locked(t, addr, ns, &st);
+	struct mt_live *e;
+	u32 next;
+
+	if (!link)
+		return false;
+	e = mt_live_at(t, *link);
+	*before = *e;
+	next = e->next;
+	if (edit(e, arg)) {
+		mt_live_unlink(t, st, link);
+	} else {
+		/* The key and the chain stay as they were. */
+		e->addr = addr;
+		e->next = next;
+	}
+	raw_spin_unlock(&st->lock);
+	return true;
 }
 
 /*
@@ -268,7 +349,7 @@ static struct mt_live_buckets *mt_live_rehash_stripe(struct mt_livetab *t,
 		while (idx) {
 			struct mt_live *e = mt_live_at(t, idx);
 			u32 next = e->next;
-			u32 h = mt_live_hash(e->addr, MT_KIND_OF(e->cache_kind));
+			u32 h = mt_live_hash(e->addr, mt_kind_ns(MT_KIND_OF(e->cache_kind)));
 			u32 *nbucket = mt_live_bucket(t, nb, h);
 
 			e->next = *nbucket;
@@ -289,6 +370,7 @@ int mt_livetab_grow(struct mt_livetab *t)
 	int ret = 0;
 
 	mutex_lock(&t->grow_mutex);
+	WRITE_ONCE(t->grower, current);
 	/* Grow by half of the capacity, at least one chunk. */
 	add = max_t(u32, t->nr_chunks / 2, 1);
 	add = min(add, t->max_chunks - t->nr_chunks);
@@ -322,6 +404,7 @@ int mt_livetab_grow(struct mt_livetab *t)
 		kvfree(old);
 	}
 out:
+	WRITE_ONCE(t->grower, NULL);
 	mutex_unlock(&t->grow_mutex);
 	return ret;
 }

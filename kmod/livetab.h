@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The live-allocation index: every allocation recorded and not yet freed,
- * keyed by (address, kind).  It is global, not per-CPU, because a free
- * usually runs on another CPU than its allocation.
+ * keyed by (address, namespace).  It is global, not per-CPU, because a
+ * free usually runs on another CPU than its allocation.
+ *
+ * A namespace is the space an address lives in (mt_kind_ns()): kernel
+ * virtual addresses (kmalloc, slab caches and vmalloc share it, since
+ * kfree() of a cache object and kvfree() of either are legal), page frame
+ * numbers, percpu offsets, and the user addresses of user mode.  One
+ * address holds at most one entry: an insert at an address the index
+ * already holds replaces the stale entry and hands it back, so the caller
+ * counts the free it never saw.
  *
  * Entries are preallocated in chunks and handed out from per-stripe free
  * lists; each stripe (a slice of the hash space) has its own raw spinlock,
@@ -29,6 +37,7 @@
 #include <linux/spinlock.h>
 #include <linux/irq_work.h>
 #include <linux/workqueue.h>
+#include <linux/memtrace.h>
 
 struct mt_live {
 	unsigned long addr;
@@ -42,10 +51,39 @@ struct mt_live {
 	u16 comm_id;
 };
 
-#define MT_KIND_BITS		3
+/* 4 bits of kind (MEMTRACE_KIND_*), 12 of cache id (MT_CACHE_SLOTS). */
+#define MT_KIND_BITS		4
 #define MT_CACHE_KIND(cache, kind)	((u16)(((cache) << MT_KIND_BITS) | (kind)))
 #define MT_KIND_OF(ck)		((ck) & ((1U << MT_KIND_BITS) - 1))
 #define MT_CACHE_OF(ck)		((ck) >> MT_KIND_BITS)
+
+enum mt_ns {
+	MT_NS_KVA,		/* kernel virtual addresses: slab objects, vmalloc */
+	MT_NS_PFN,		/* pages, by page frame number */
+	MT_NS_PERCPU,		/* percpu pointers */
+	MT_NS_USER,		/* user mode: malloc and friends */
+	MT_NS_USER_MMAP,	/* user mode: mmap'd ranges (free() never frees them) */
+};
+
+static inline enum mt_ns mt_kind_ns(u8 kind)
+{
+	switch (kind) {
+	case MEMTRACE_KIND_PAGE:
+	case MEMTRACE_KIND_SLAB_PAGE:
+	case MEMTRACE_KIND_VMALLOC_PAGE:
+	case MEMTRACE_KIND_PERCPU_PAGE:
+	case MEMTRACE_KIND_KMALLOC_PAGE:
+		return MT_NS_PFN;
+	case MEMTRACE_KIND_PERCPU:
+		return MT_NS_PERCPU;
+	case MEMTRACE_KIND_USER:
+		return MT_NS_USER;
+	case MEMTRACE_KIND_USER_MMAP:
+		return MT_NS_USER_MMAP;
+	default:	/* KMALLOC, CACHE, VMALLOC */
+		return MT_NS_KVA;
+	}
+}
 
 /*
  * A stripe's chain heads.  The mask lives with the heads so that a
@@ -78,6 +116,8 @@ struct mt_livetab {
 	struct irq_work grow_irq_work;
 	struct work_struct grow_work;
 	struct mutex grow_mutex;	/* one grower at a time */
+	/* The task growing the index now: its allocations are the index's. */
+	struct task_struct *grower;
 };
 
 int mt_livetab_init(struct mt_livetab *t, u32 entries, u32 max_entries);
@@ -85,20 +125,38 @@ void mt_livetab_destroy(struct mt_livetab *t);
 /* Only while no hook can run. */
 void mt_livetab_clear(struct mt_livetab *t);
 
+enum mt_live_insert {
+	MT_LIVE_FULL,		/* the stripe has no free entry (growth is kicked) */
+	MT_LIVE_ADDED,
+	MT_LIVE_REPLACED,	/* *old: the entry that held the address */
+};
+
 /*
- * Insert or remove with interrupts disabled.  insert returns false when the
- * stripe has no free entry (and kicks growth); remove copies the entry out
- * and returns false when the address is not in the index.
+ * With interrupts disabled.  Insert e at its (address, namespace); an entry
+ * already there is overwritten and copied to *old.
  */
-bool mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e);
-bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
+enum mt_live_insert mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e,
+				      struct mt_live *old);
+/* Remove the entry at (addr, ns), copied to *out; false if there is none. */
+bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
 		       struct mt_live *out);
+/*
+ * Call edit on the entry at (addr, ns) under its stripe lock; *before gets
+ * a copy of it as it was.  edit may change anything but the address and
+ * the namespace of the kind, or return true to have the entry removed.
+ * False if there is no entry at (addr, ns).
+ */
+bool mt_livetab_edit(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
+		     bool (*edit)(struct mt_live *e, void *arg), void *arg,
+		     struct mt_live *before);
+/* Whether (addr, ns) is in the index now. */
+bool mt_livetab_contains(struct mt_livetab *t, unsigned long addr, enum mt_ns ns);
 /*
  * False when addr is surely not in the index (its bucket is empty): the
  * answer for most frees under sampling, with no lock and interrupts left
  * alone.  Needs preemption disabled (bucket arrays are freed after RCU).
  */
-bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr, u8 kind);
+bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr, enum mt_ns ns);
 /* Grow now, in process context (the work item's body; tests call it). */
 int mt_livetab_grow(struct mt_livetab *t);
 

@@ -102,7 +102,8 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 	v.stat_rec_size = sizeof(struct memtrace_stat_rec);
 	v.alloc_rec_size = sizeof(struct memtrace_alloc_rec);
 	v.cache_rec_size = sizeof(struct memtrace_cache_rec);
-	v.features = mt_available_events() | MEMTRACE_FEAT_TRACE;
+	v.features = mt_available_events() | MEMTRACE_FEAT_TRACE |
+		     MEMTRACE_FEAT_TASK_FILTERS;
 	strscpy(v.module_version, MEMTRACE_MODULE_VERSION, sizeof(v.module_version));
 	if (copy_to_user(arg, &v, sizeof(v)))
 		return -EFAULT;

@@ -9,6 +9,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "hooklock.h"
 #include "names.h"
 
 int mt_names_init(struct mt_names *n)
@@ -39,6 +40,7 @@ void mt_names_clear(struct mt_names *n, const struct mt_cache_filter *filter)
 	n->nr_caches = 0;
 	n->nr_comms = 0;
 	n->filter = filter;
+	atomic_inc(&n->generation);
 }
 
 bool mt_cache_filter_match(const struct mt_cache_filter *f, const char *name)
@@ -55,8 +57,12 @@ bool mt_cache_filter_match(const struct mt_cache_filter *f, const char *name)
 
 /*
  * Slot 0 is never used, so a slot index is an id and 0 means none.  Probing
- * stops at an empty slot: keys are never removed before a clear.
+ * stops at an empty slot: keys are never removed before a clear, only
+ * replaced by MT_CACHE_FORGOTTEN, which no lookup matches and which probing
+ * passes over.
  */
+#define MT_CACHE_FORGOTTEN	(~0UL)
+
 static u32 mt_cache_find(const struct mt_names *n, unsigned long key, u32 *empty)
 {
 	u32 i = hash_long(key, 32), tries;
@@ -87,6 +93,21 @@ u16 mt_cache_lookup(const struct mt_names *n, unsigned long key)
 	return mt_cache_find(n, key, &empty);
 }
 
+void mt_cache_forget(struct mt_names *n, unsigned long key)
+{
+	unsigned long flags;
+	u32 id, empty;
+
+	mt_hook_lock_irqsave(&n->lock, flags);
+	id = mt_cache_find(n, key, &empty);
+	if (id) {
+		/* Name and size stay for the id's records; the key goes. */
+		WRITE_ONCE(n->caches[id].key, MT_CACHE_FORGOTTEN);
+		atomic_inc(&n->generation);
+	}
+	raw_spin_unlock_irqrestore(&n->lock, flags);
+}
+
 u16 mt_cache_intern(struct mt_names *n, unsigned long key, const char *name,
 		    u32 object_size)
 {
@@ -98,7 +119,7 @@ u16 mt_cache_intern(struct mt_names *n, unsigned long key, const char *name,
 	if (id)
 		return id;
 
-	raw_spin_lock_irqsave(&n->lock, flags);
+	mt_hook_lock_irqsave(&n->lock, flags);
 	id = mt_cache_find(n, key, &empty);
 	/* Keep the table at most 3/4 full so probes stay short. */
 	if (id || !empty || n->nr_caches >= MT_CACHE_SLOTS * 3 / 4)
@@ -219,7 +240,7 @@ u16 mt_comm_intern(struct mt_names *n, const char *comm)
 	if (id)
 		return id;
 
-	raw_spin_lock_irqsave(&n->lock, flags);
+	mt_hook_lock_irqsave(&n->lock, flags);
 	id = mt_comm_find(n, comm, hash, &empty);
 	if (id || !empty || n->nr_comms >= MT_COMM_SLOTS * 3 / 4)
 		goto out;

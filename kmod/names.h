@@ -15,7 +15,7 @@
 #include <linux/spinlock.h>
 #include <linux/memtrace.h>
 
-#define MT_CACHE_SLOTS	4096	/* ids fit the 13 bits of mt_live.cache_kind */
+#define MT_CACHE_SLOTS	4096	/* ids fit the 12 bits of mt_live.cache_kind */
 #define MT_COMM_SLOTS	16384
 
 struct mt_cache_name {
@@ -38,6 +38,11 @@ struct mt_cache_filter {
 
 struct mt_names {
 	raw_spinlock_t lock;
+	/*
+	 * Bumped when a cache is destroyed: per-CPU memos of (cache, id)
+	 * made before are stale, as a new cache may get the same address.
+	 */
+	atomic_t generation;
 	struct mt_cache_name *caches;
 	struct mt_comm_name *comms;
 	u32 nr_caches;
@@ -58,6 +63,12 @@ void mt_names_clear(struct mt_names *n, const struct mt_cache_filter *filter);
 u16 mt_cache_lookup(const struct mt_names *n, unsigned long key);
 u16 mt_cache_intern(struct mt_names *n, unsigned long key, const char *name,
 		    u32 object_size);
+/*
+ * The cache at key is being destroyed: lookups of key find nothing from
+ * now on (a cache created later at the same address is interned anew),
+ * while its id keeps its name for the records that carry it.
+ */
+void mt_cache_forget(struct mt_names *n, unsigned long key);
 /*
  * The kmalloc cache of an allocation, named by size class as the kernel
  * names its caches; its object_size is the class size (0 for kmalloc-large).

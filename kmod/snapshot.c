@@ -168,6 +168,8 @@ static u32 mt_snap_stacks(struct mt_snap *sn, u32 *ids, u32 nr)
 			continue;
 		r->id = ids[i];
 		r->nr_frames = st->nr_frames;
+		r->epoch = st->epoch;
+		r->__pad = 0;
 		ip = (u64 *)(r + 1);
 		for (f = 0; f < st->nr_frames; f++)
 			ip[f] = st->ip[f];
@@ -223,10 +225,15 @@ static void mt_snap_counters(struct memtrace_snap_header *h)
 		l->comm_full += READ_ONCE(c->loss.comm_full);
 		l->calls_full += READ_ONCE(c->loss.calls_full);
 		l->trace_full += READ_ONCE(c->loss.trace_full);
+		l->missed_free += READ_ONCE(c->loss.missed_free);
 		h->target.nested += READ_ONCE(c->user_nested);
 		h->target.stack_faults += READ_ONCE(c->user_stack_faults);
 	}
 	mt_user_snapshot(&h->target);
+	if (!(mt.attached & MEMTRACE_EV_USER)) {
+		l->probe_missed = mt_kprobe_hooks_missed();
+		h->blind = mt_kprobe_hooks_blind();
+	}
 	a->live_entries = mt_livetab_count(&mt.live);
 	a->live_capacity = mt_livetab_capacity(&mt.live);
 	a->live_grows = atomic_read(&mt.live.grows) < 0 ? 0 : atomic_read(&mt.live.grows);
@@ -276,6 +283,13 @@ int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req)
 
 	hdr.caches_off = sn.pos;
 	hdr.nr_caches = mt_snap_caches(&sn);
+
+	hdr.ksyms_off = sn.pos;
+	sn.pos += mt_modsyms_export(&mt.modsyms, sn.pos < size ? sn.buf + sn.pos : NULL,
+				    sn.pos < size ? size - sn.pos : 0, &hdr.nr_ksyms);
+	hdr.ksym_rec_size = sizeof(struct memtrace_ksym_rec);
+	hdr.code_epoch = READ_ONCE(mt.stacks.epoch);
+	hdr.ksyms_dropped = mt.modsyms.dropped;
 
 	if (sn.pos > size) {
 		/* Room for growth until the next try. */

@@ -4,10 +4,12 @@
  */
 #include <linux/jhash.h>
 #include <linux/log2.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/memtrace.h>
 
+#include "hooklock.h"
 #include "stacktab.h"
 
 /* Ids are pool offsets in 8-byte units; offset 0 is reserved for id 0. */
@@ -46,6 +48,7 @@ void mt_stacktab_clear(struct mt_stacktab *t)
 	memset(t->buckets, 0, (t->bucket_mask + 1) * sizeof(*t->buckets));
 	t->pool_used = MT_STACK_POOL_START;
 	t->nr_stacks = 0;
+	t->epoch = 0;
 }
 
 static u32 mt_stack_hash(const unsigned long *ip, unsigned int nr)
@@ -76,6 +79,7 @@ static u32 mt_stack_find(const struct mt_stacktab *t, u32 head, u32 hash,
 		const struct mt_stack *s = mt_stack_at(t, head);
 
 		if (s->hash == hash && s->nr_frames == nr &&
+		    !(READ_ONCE(s->flags) & MT_STACK_RETIRED) &&
 		    !memcmp(s->ip, ip, nr * sizeof(*ip)))
 			return head;
 		head = s->next;
@@ -83,13 +87,17 @@ static u32 mt_stack_find(const struct mt_stacktab *t, u32 head, u32 hash,
 	return 0;
 }
 
+static size_t mt_stack_size(unsigned int nr)
+{
+	return ALIGN(struct_size((struct mt_stack *)NULL, ip, nr), MT_STACK_ALIGN);
+}
+
 u32 mt_stacktab_intern(struct mt_stacktab *t, const unsigned long *ip,
 		       unsigned int nr)
 {
 	u32 hash = mt_stack_hash(ip, nr);
 	u32 *bucket = &t->buckets[hash & t->bucket_mask];
-	size_t need = ALIGN(struct_size((struct mt_stack *)NULL, ip, nr),
-			    MT_STACK_ALIGN);
+	size_t need = mt_stack_size(nr);
 	struct mt_stack *s;
 	unsigned long flags;
 	u32 id;
@@ -99,7 +107,7 @@ u32 mt_stacktab_intern(struct mt_stacktab *t, const unsigned long *ip,
 	if (id)
 		return id;
 
-	raw_spin_lock_irqsave(&t->lock, flags);
+	mt_hook_lock_irqsave(&t->lock, flags);
 	/* Another CPU may have inserted it since we looked. */
 	id = mt_stack_find(t, *bucket, hash, ip, nr);
 	if (id || t->pool_used + need > t->pool_size)
@@ -110,7 +118,8 @@ u32 mt_stacktab_intern(struct mt_stacktab *t, const unsigned long *ip,
 	s->next = *bucket;
 	s->hash = hash;
 	s->nr_frames = nr;
-	s->__pad = 0;
+	s->flags = 0;
+	s->epoch = READ_ONCE(t->epoch);
 	memcpy(s->ip, ip, nr * sizeof(*ip));
 	t->nr_stacks++;
 	/*
@@ -123,4 +132,31 @@ u32 mt_stacktab_intern(struct mt_stacktab *t, const unsigned long *ip,
 out:
 	raw_spin_unlock_irqrestore(&t->lock, flags);
 	return id;
+}
+
+u32 mt_stacktab_code_freed(struct mt_stacktab *t, unsigned long start,
+			   unsigned long end)
+{
+	/* Pairs with the release in mt_stacktab_intern(): records are whole. */
+	size_t used = smp_load_acquire(&t->pool_used);
+	size_t off = MT_STACK_POOL_START;
+	u32 epoch;
+
+	while (off + sizeof(struct mt_stack) <= used) {
+		struct mt_stack *s = (struct mt_stack *)(t->pool + off);
+		unsigned int i;
+
+		for (i = 0; i < s->nr_frames; i++) {
+			if (s->ip[i] >= start && s->ip[i] < end) {
+				WRITE_ONCE(s->flags, s->flags | MT_STACK_RETIRED);
+				break;
+			}
+		}
+		off += mt_stack_size(s->nr_frames);
+		cond_resched();
+	}
+	/* Stacks stored from now on are of the new code. */
+	epoch = READ_ONCE(t->epoch) + 1;
+	WRITE_ONCE(t->epoch, epoch);
+	return epoch;
 }

@@ -42,13 +42,13 @@ u32 mt_tp_lookup(struct mt_tp *tps, size_t n)
 	return events & ~missing;
 }
 
-int mt_tp_register(struct mt_tp *tps, size_t n, u32 events)
+int mt_tp_register(struct mt_tp *tps, size_t n, u32 events, bool frees)
 {
 	size_t i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		if (!(tps[i].event & events))
+		if (!(tps[i].event & events) || tps[i].frees != frees)
 			continue;
 		if (!tps[i].tp) {
 			ret = -ENOENT;
@@ -62,22 +62,20 @@ int mt_tp_register(struct mt_tp *tps, size_t n, u32 events)
 	return 0;
 fail:
 	pr_warn("cannot attach to tracepoint %s: %d\n", tps[i].name, ret);
-	mt_tp_unregister(tps, n);
+	mt_tp_unregister(tps, n, frees, true);
 	return ret;
 }
 
-void mt_tp_unregister(struct mt_tp *tps, size_t n)
+void mt_tp_unregister(struct mt_tp *tps, size_t n, bool frees, bool sync)
 {
-	bool any = false;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (!tps[i].registered)
+		if (!tps[i].registered || tps[i].frees != frees)
 			continue;
 		WARN_ON_ONCE(tracepoint_probe_unregister(tps[i].tp, tps[i].probe, NULL));
 		tps[i].registered = false;
-		any = true;
 	}
-	if (any)
+	if (sync)
 		tracepoint_synchronize_unregister();
 }

@@ -14,6 +14,7 @@ struct mt_tp {
 	const char *name;
 	void *probe;		/* void probe(void *data, TP_PROTO args) */
 	u32 event;		/* MEMTRACE_EV_* it belongs to */
+	bool frees;		/* a free (or other end of an allocation's life) */
 	struct tracepoint *tp;	/* NULL: not in this kernel */
 	bool registered;
 };
@@ -32,9 +33,17 @@ struct mt_tp {
 
 /* Resolve tp for each entry; returns the events all of whose tracepoints exist. */
 u32 mt_tp_lookup(struct mt_tp *tps, size_t n);
-/* Register every entry of 'events'; all or nothing. */
-int mt_tp_register(struct mt_tp *tps, size_t n, u32 events);
-/* Unregister all and wait until no probe runs any more. */
-void mt_tp_unregister(struct mt_tp *tps, size_t n);
+/*
+ * Register the entries of 'events' whose .frees is 'frees'; all or none of
+ * them.  Frees are attached before allocations (and detached after them):
+ * an allocation recorded while its free could go unseen would be a false
+ * leak.
+ */
+int mt_tp_register(struct mt_tp *tps, size_t n, u32 events, bool frees);
+/*
+ * Unregister the entries whose .frees is 'frees'; with 'sync', wait until
+ * no probe of any entry runs any more.
+ */
+void mt_tp_unregister(struct mt_tp *tps, size_t n, bool frees, bool sync);
 
 #endif

@@ -4,7 +4,9 @@
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
+#include <linux/cgroup.h>
 #include <linux/moduleparam.h>
+#include <linux/pid.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/percpu.h>
@@ -53,17 +55,65 @@ void mt_unlock(void)
 	mutex_unlock(&mt.lock);
 }
 
+/*
+ * Module code is freed: its init text once init is done, all of it when
+ * it goes.  Stacks made with it must not match stacks made later with
+ * other code at the same addresses, and keep names for their frames.
+ */
+static void mt_module_code_freed(struct module *mod, bool core)
+{
+	unsigned long base, size;
+	u32 epoch = 0;
+
+	/* No memo made with that code may stand (any state of the tables). */
+	mt_kstack_module_gone(&mt.kstacks);
+	mt_lock();
+	if (mt.tracing) {
+		size = mt_module_text(mod, true, &base);
+		if (size)
+			epoch = mt_stacktab_code_freed(&mt.stacks, base, base + size);
+		if (core) {
+			size = mt_module_text(mod, false, &base);
+			if (size)
+				epoch = mt_stacktab_code_freed(&mt.stacks, base, base + size);
+		}
+		if (epoch)
+			mt_modsyms_freed(&mt.modsyms, mod, core, epoch);
+	}
+	mt_unlock();
+}
+
 static int mt_module_event(struct notifier_block *nb, unsigned long action,
 			   void *data)
 {
-	if (action == MODULE_STATE_GOING)
-		mt_kstack_module_gone(&mt.kstacks);
+	struct module *mod = data;
+
+	switch (action) {
+	case MODULE_STATE_COMING:
+		mt_lock();
+		if (mt.tracing)
+			mt_modsyms_coming(&mt.modsyms, mod);
+		mt_unlock();
+		break;
+	case MODULE_STATE_LIVE:
+		mt_module_code_freed(mod, false);
+		break;
+	case MODULE_STATE_GOING:
+		mt_module_code_freed(mod, true);
+		break;
+	}
 	return NOTIFY_DONE;
 }
 
 static struct notifier_block mt_module_nb = {
 	.notifier_call = mt_module_event,
 };
+
+/* Kernel-mode event sources this kernel has hooks for. */
+static u32 mt_kernel_events(void)
+{
+	return mt_tp_available() | mt_kprobe_hooks_available();
+}
 
 int mt_tracer_init(void)
 {
@@ -74,6 +124,8 @@ int mt_tracer_init(void)
 		return -ENOMEM;
 	ret = mt_tp_init();
 	if (!ret)
+		ret = mt_kprobe_hooks_init();
+	if (!ret)
 		ret = register_module_notifier(&mt_module_nb);
 	if (ret) {
 		free_percpu(mt.pcpu);
@@ -82,7 +134,7 @@ int mt_tracer_init(void)
 	mt_user_init();
 	mt_ring_init(&mt.ring);
 	mt.cfg.size = sizeof(mt.cfg);
-	mt.cfg.events = mt_tp_available();
+	mt.cfg.events = mt_kernel_events();
 	mt.cfg.stack_depth = MEMTRACE_MAX_FRAMES;
 	return 0;
 }
@@ -91,6 +143,7 @@ static void mt_free_tables(void)
 {
 	if (!mt.allocated)
 		return;
+	mt_modsyms_destroy(&mt.modsyms);
 	mt_livetab_destroy(&mt.live);
 	mt_kstack_destroy(&mt.kstacks);
 	mt_stacktab_destroy(&mt.stacks);
@@ -99,12 +152,25 @@ static void mt_free_tables(void)
 	mt.allocated = false;
 }
 
+/* Drop the task filter's references (a new configuration, or unload). */
+static void mt_put_task_filter(void)
+{
+	put_pid(mt.cfg_tgid);
+	mt.cfg_tgid = NULL;
+#ifdef CONFIG_CGROUPS
+	if (mt.cfg_cgroup)
+		cgroup_put(mt.cfg_cgroup);
+#endif
+	mt.cfg_cgroup = NULL;
+}
+
 void mt_tracer_exit(void)
 {
 	mt_lock();
 	if (mt.tracing)
 		mt_stop();
 	mt_user_release();
+	mt_put_task_filter();
 	mt_free_tables();
 	mt_ring_destroy(&mt.ring);
 	mt_unlock();
@@ -114,7 +180,7 @@ void mt_tracer_exit(void)
 
 u32 mt_available_events(void)
 {
-	return mt_tp_available() | mt_user_available();
+	return mt_kernel_events() | mt_user_available();
 }
 
 /* A session traces the kernel's allocators or one process's. */
@@ -155,8 +221,13 @@ static int mt_alloc_tables(void)
 	ret = mt_names_init(&mt.names);
 	if (ret)
 		goto err_names;
+	ret = mt_modsyms_init(&mt.modsyms, MT_MODSYMS_BYTES);
+	if (ret)
+		goto err_modsyms;
 	mt.allocated = true;
 	return 0;
+err_modsyms:
+	mt_names_destroy(&mt.names);
 err_names:
 	mt_stattab_destroy(&mt.stats);
 err_stats:
@@ -178,6 +249,8 @@ static void mt_clear_tables(void)
 	mt_livetab_clear(&mt.live);
 	mt_stattab_clear(&mt.stats);
 	mt_names_clear(&mt.names, &mt.cache_filter);
+	mt_modsyms_clear(&mt.modsyms);
+	atomic_set(&mt.page_order_max, 0);
 	for_each_possible_cpu(cpu) {
 		struct mt_pcpu *c = per_cpu_ptr(mt.pcpu, cpu);
 
@@ -210,9 +283,54 @@ static int mt_check_cache_name(const char *name)
 	return 0;
 }
 
+/*
+ * Resolve the task filter of cfg in the caller's view: the pid in its pid
+ * namespace, the cgroup from its open directory (cgroup v2).
+ */
+static int mt_get_task_filter(const struct memtrace_config *cfg, struct pid **tgid,
+			      struct cgroup **cgrp)
+{
+	*tgid = NULL;
+	*cgrp = NULL;
+	if (cfg->tgid < 0 || strnlen(cfg->comm, sizeof(cfg->comm)) == sizeof(cfg->comm))
+		return -EINVAL;
+	if (cfg->tgid) {
+		struct task_struct *task;
+
+		*tgid = find_get_pid(cfg->tgid);
+		rcu_read_lock();
+		task = *tgid ? pid_task(*tgid, PIDTYPE_TGID) : NULL;
+		rcu_read_unlock();
+		if (!task) {
+			put_pid(*tgid);
+			*tgid = NULL;
+			return -ESRCH;
+		}
+	}
+	if (cfg->flags & MEMTRACE_CFG_CGROUP) {
+#ifdef CONFIG_CGROUPS
+		struct cgroup *c = cgroup_get_from_fd(cfg->cgroup_fd);
+
+		if (IS_ERR(c)) {
+			put_pid(*tgid);
+			*tgid = NULL;
+			return PTR_ERR(c);
+		}
+		*cgrp = c;
+#else
+		put_pid(*tgid);
+		*tgid = NULL;
+		return -EOPNOTSUPP;
+#endif
+	}
+	return 0;
+}
+
 int mt_configure(const struct memtrace_config *cfg)
 {
-	u32 events = cfg->events ? cfg->events : mt_tp_available();
+	u32 events = cfg->events ? cfg->events : mt_kernel_events();
+	struct cgroup *cgrp;
+	struct pid *tgid;
 	u32 i;
 	int ret;
 
@@ -232,7 +350,12 @@ int mt_configure(const struct memtrace_config *cfg)
 		return -EINVAL;
 	if (cfg->nr_caches > MEMTRACE_MAX_CACHE_FILTERS)
 		return -EINVAL;
-	if ((cfg->flags & ~MEMTRACE_CFG_TRACE) || cfg->trace_records > MT_TRACE_MAX_RECORDS)
+	if ((cfg->flags & ~(MEMTRACE_CFG_TRACE | MEMTRACE_CFG_CGROUP)) ||
+	    cfg->trace_records > MT_TRACE_MAX_RECORDS)
+		return -EINVAL;
+	/* User mode has its target; the task filters are kernel mode's. */
+	if ((events & MEMTRACE_EV_USER) &&
+	    (cfg->tgid || cfg->comm[0] || (cfg->flags & MEMTRACE_CFG_CGROUP)))
 		return -EINVAL;
 	for (i = 0; i < cfg->nr_caches; i++) {
 		if (strnlen(cfg->caches[i], MEMTRACE_NAME_LEN) == MEMTRACE_NAME_LEN)
@@ -241,6 +364,12 @@ int mt_configure(const struct memtrace_config *cfg)
 		if (ret)
 			return ret;
 	}
+	ret = mt_get_task_filter(cfg, &tgid, &cgrp);
+	if (ret)
+		return ret;
+	mt_put_task_filter();
+	mt.cfg_tgid = tgid;
+	mt.cfg_cgroup = cgrp;
 	mt.cfg = *cfg;
 	mt.cfg.size = sizeof(mt.cfg);
 	mt.cfg.events = events;
@@ -281,10 +410,15 @@ int mt_start(const void *owner)
 		.sample_bytes = cfg->sample_bytes,
 		.depth = cfg->stack_depth,
 		.by_cache = cfg->nr_caches > 0,
+		.by_task = mt.cfg_tgid || mt.cfg_cgroup || cfg->comm[0],
 		.trace = cfg->flags & MEMTRACE_CFG_TRACE,
-		.leaves_out = cfg->sample_every > 1 || cfg->sample_bytes ||
-			      cfg->min_size || cfg->max_size || cfg->nr_caches,
+		.tgid = mt.cfg_tgid,
+		.cgroup = mt.cfg_cgroup,
 	};
+	strscpy(mt.filter.comm, cfg->comm, sizeof(mt.filter.comm));
+	mt.filter.leaves_out = cfg->sample_every > 1 || cfg->sample_bytes ||
+			       cfg->min_size || cfg->max_size || cfg->nr_caches ||
+			       mt.filter.by_task;
 	mt.cache_filter.nr = cfg->nr_caches;
 	memcpy(mt.cache_filter.names, cfg->caches, sizeof(mt.cache_filter.names));
 	mt_clear_tables();

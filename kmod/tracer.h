@@ -9,14 +9,22 @@
 #define MEMTRACE_TRACER_H
 
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/memtrace.h>
 
 #include "kstack.h"
 #include "livetab.h"
+#include "modsyms.h"
 #include "names.h"
 #include "stacktab.h"
 #include "stattab.h"
 #include "tracering.h"
+
+/* Names of module code freed while tracing (modsyms.h): about 14K functions. */
+#define MT_MODSYMS_BYTES	(1U << 20)
+
+struct cgroup;
+struct pid;
 
 /* Largest trace ring a reader may ask for: 64 B each, 1 GiB. */
 #define MT_TRACE_MAX_RECORDS	(1U << 24)
@@ -24,6 +32,7 @@
 /* Per-CPU hook state.  Touched only with interrupts disabled. */
 struct mt_pcpu {
 	int busy;			/* recursion guard */
+	int in_kprobe;			/* in a kprobe handler of ours (see mt_in_nmi()) */
 	int sample_left;		/* 1-in-N sampling: allocations to the next sample */
 	s64 bytes_to_sample;		/* byte sampling */
 	u64 allocs_seen;
@@ -38,13 +47,16 @@ struct mt_pcpu {
 	/* The task name this CPU interned last: most allocations repeat it. */
 	char last_comm[TASK_COMM_LEN];
 	u16 last_comm_id;
-	/* The kmalloc cache this CPU resolved last (0: none), and by what. */
+	/*
+	 * The slab cache this CPU named last: most allocations repeat it.
+	 * Valid while mt.names.generation is what it was when made.
+	 */
 	struct {
+		unsigned long key;
+		int generation;
 		u16 id;
-		gfp_t gfp;
-		size_t slot_size;
 		u32 object_size;
-	} kmalloc;
+	} last_cache;
 	unsigned long frames[MEMTRACE_MAX_FRAMES + MT_KSTACK_SLACK];
 };
 
@@ -56,8 +68,12 @@ struct mt_filter {
 	u32 sample_bytes;	/* 0: off */
 	u32 depth;
 	bool by_cache;
+	bool by_task;		/* tgid, comm or cgroup below */
 	bool trace;		/* queue a record per call in the trace ring */
 	bool leaves_out;	/* sampling or a filter: not every allocation is recorded */
+	struct pid *tgid;	/* referenced while tracing; NULL: any */
+	struct cgroup *cgroup;	/* referenced while tracing; NULL: any */
+	char comm[TASK_COMM_LEN];	/* "": any */
 };
 
 struct mt_state {
@@ -68,6 +84,13 @@ struct mt_state {
 	 * buffers and tracepoint registrations.
 	 */
 	struct task_struct *self;
+	/*
+	 * The task populating a percpu chunk (pcpu_alloc_mutex makes it one
+	 * at a time): its page allocations back percpu allocations.
+	 */
+	struct task_struct *pcpu_populator;
+	/* The highest order of a page block recorded since the last clear. */
+	atomic_t page_order_max;
 	bool allocated;		/* tables exist (made by the first start) */
 	bool tracing;
 	bool has_data;		/* a session ran since the tables were cleared */
@@ -76,6 +99,8 @@ struct mt_state {
 	u32 attached;		/* MEMTRACE_EV_* whose hooks are registered */
 
 	struct memtrace_config cfg;		/* as last configured */
+	struct pid *cfg_tgid;			/* cfg.tgid resolved, referenced */
+	struct cgroup *cfg_cgroup;		/* cfg.cgroup_fd resolved, referenced */
 	struct mt_filter filter;		/* in force since start */
 	struct mt_cache_filter cache_filter;	/* in force since start */
 
@@ -84,6 +109,7 @@ struct mt_state {
 	struct mt_livetab live;
 	struct mt_stattab stats;
 	struct mt_names names;
+	struct mt_modsyms modsyms;	/* module code freed while tracing */
 	struct mt_ring ring;		/* made by the first start with MEMTRACE_CFG_TRACE */
 	struct mt_pcpu __percpu *pcpu;
 };
@@ -104,11 +130,19 @@ int mt_clear(void);
 void mt_release_owner(const void *owner);
 u32 mt_available_events(void);
 
-/* hooks.c / tp.c: attach the probes of the given events. */
+/* hooks.c / tp.c / kprobe_hooks.c: attach the probes of the given events. */
 int mt_tp_init(void);
 u32 mt_tp_available(void);
 int mt_hooks_attach(u32 events);
 void mt_hooks_detach(void);
+int mt_kprobe_hooks_init(void);
+u32 mt_kprobe_hooks_available(void);
+int mt_kprobe_hooks_attach(u32 events);
+void mt_kprobe_hooks_detach(void);
+/* Hits the kprobes dropped since they were attached. */
+u64 mt_kprobe_hooks_missed(void);
+/* MEMTRACE_BLIND_*: the paths the last attach could not hook. */
+u32 mt_kprobe_hooks_blind(void);
 
 /* snapshot.c */
 int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req);

@@ -6,6 +6,7 @@
 #include <linux/minmax.h>
 #include <linux/vmalloc.h>
 
+#include "hooklock.h"
 #include "tracering.h"
 
 static void mt_ring_wake(struct irq_work *w)
@@ -67,7 +68,7 @@ bool mt_ring_put(struct mt_ring *r, const struct memtrace_trace_rec *rec)
 	bool was_empty;
 	u64 head;
 
-	raw_spin_lock(&r->lock);
+	mt_hook_lock(&r->lock);
 	head = r->head;
 	/* Pairs with the release in mt_ring_consume(): the slot is read. */
 	if (head - smp_load_acquire(&r->tail) > r->mask) {

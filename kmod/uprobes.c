@@ -588,8 +588,8 @@ void mt_user_detach(void)
 	/* No handler runs, or will, once this returns. */
 	if (any)
 		mt_uprobe_unregister_sync();
-	mt_tp_unregister(mt_user_tps, ARRAY_SIZE(mt_user_tps));
-	mt_tp_unregister(mt_fork_tps, ARRAY_SIZE(mt_fork_tps));
+	mt_tp_unregister(mt_user_tps, ARRAY_SIZE(mt_user_tps), false, true);
+	mt_tp_unregister(mt_fork_tps, ARRAY_SIZE(mt_fork_tps), false, true);
 	mt_user.armed = false;
 }
 
@@ -609,13 +609,13 @@ int mt_user_attach(void)
 	mt_user.armed = true;
 	if (mt_user_exec_tp) {
 		ret = mt_tp_register(mt_user_tps, ARRAY_SIZE(mt_user_tps),
-				     MEMTRACE_EV_USER);
+				     MEMTRACE_EV_USER, false);
 		if (ret)
 			goto fail;
 	}
 	if (mt_user.follow_forks) {
 		ret = mt_user_fork_tp ? mt_tp_register(mt_fork_tps, ARRAY_SIZE(mt_fork_tps),
-						       MEMTRACE_EV_USER) : -EOPNOTSUPP;
+						       MEMTRACE_EV_USER, false) : -EOPNOTSUPP;
 		if (ret)
 			goto fail;
 	}

@@ -21,6 +21,7 @@
 #include "../sampling.c"
 #include "../calltab.c"
 #include "../tracering.c"
+#include "../modsyms.c"
 
 /* ---- stack table ---- */
 
@@ -45,6 +46,34 @@ static void mt_test_stack_dedup(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->ip[2], 0x3000UL);
 	KUNIT_EXPECT_NULL(test, mt_stacktab_get(&t, 0));
 	KUNIT_EXPECT_NULL(test, mt_stacktab_get(&t, 100000));
+	mt_stacktab_destroy(&t);
+}
+
+/*
+ * Code freed under a stack retires it: the same frames stored later (other
+ * code at those addresses now) get a new record of the new epoch, while
+ * the old record keeps its id, frames and epoch; stacks elsewhere stay.
+ */
+static void mt_test_stack_code_freed(struct kunit *test)
+{
+	unsigned long in[] = { 0x5010, 0x9000 }, out[] = { 0x7000, 0x9000 };
+	struct mt_stacktab t;
+	u32 a, b, a2;
+
+	KUNIT_ASSERT_EQ(test, mt_stacktab_init(&t, PAGE_SIZE * 4, 64), 0);
+	a = mt_stacktab_intern(&t, in, 2);
+	b = mt_stacktab_intern(&t, out, 2);
+	KUNIT_EXPECT_EQ(test, mt_stacktab_get(&t, a)->epoch, 0U);
+	KUNIT_EXPECT_EQ(test, mt_stacktab_code_freed(&t, 0x5000, 0x6000), 1U);
+	a2 = mt_stacktab_intern(&t, in, 2);
+	KUNIT_EXPECT_NE(test, a2, a);
+	KUNIT_EXPECT_EQ(test, mt_stacktab_get(&t, a2)->epoch, 1U);
+	KUNIT_EXPECT_EQ(test, mt_stacktab_get(&t, a)->epoch, 0U);
+	KUNIT_EXPECT_EQ(test, mt_stacktab_get(&t, a)->ip[0], 0x5010UL);
+	KUNIT_EXPECT_EQ(test, mt_stacktab_intern(&t, in, 2), a2);
+	KUNIT_EXPECT_EQ(test, mt_stacktab_intern(&t, out, 2), b);
+	mt_stacktab_clear(&t);
+	KUNIT_EXPECT_EQ(test, t.epoch, 0U);
 	mt_stacktab_destroy(&t);
 }
 
@@ -440,6 +469,8 @@ static void mt_test_kstack_no_memo(struct kunit *test)
 
 /* ---- live index ---- */
 
+static struct mt_livetab t_one;
+
 static struct mt_live mt_entry(unsigned long addr, u8 kind, u32 size)
 {
 	return (struct mt_live) {
@@ -448,16 +479,24 @@ static struct mt_live mt_entry(unsigned long addr, u8 kind, u32 size)
 	};
 }
 
-static bool mt_insert(struct mt_livetab *t, unsigned long addr, u8 kind, u32 size)
+static enum mt_live_insert mt_insert_old(struct mt_livetab *t, unsigned long addr,
+					 u8 kind, u32 size, struct mt_live *old)
 {
 	struct mt_live e = mt_entry(addr, kind, size);
+	enum mt_live_insert ret;
 	unsigned long flags;
-	bool ok;
 
 	local_irq_save(flags);
-	ok = mt_livetab_insert(t, &e);
+	ret = mt_livetab_insert(t, &e, old);
 	local_irq_restore(flags);
-	return ok;
+	return ret;
+}
+
+static bool mt_insert(struct mt_livetab *t, unsigned long addr, u8 kind, u32 size)
+{
+	struct mt_live old;
+
+	return mt_insert_old(t, addr, kind, size, &old) != MT_LIVE_FULL;
 }
 
 static bool mt_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
@@ -467,9 +506,86 @@ static bool mt_remove(struct mt_livetab *t, unsigned long addr, u8 kind,
 	bool ok;
 
 	local_irq_save(flags);
-	ok = mt_livetab_remove(t, addr, kind, out);
+	ok = mt_livetab_remove(t, addr, mt_kind_ns(kind), out);
 	local_irq_restore(flags);
 	return ok;
+}
+
+static bool mt_relabel_to_vmalloc_page(struct mt_live *e, void *arg)
+{
+	e->cache_kind = MT_CACHE_KIND(0, MEMTRACE_KIND_VMALLOC_PAGE);
+	e->addr = 1;	/* the key is not the edit's to change */
+	return false;
+}
+
+static bool mt_remove_if_big(struct mt_live *e, void *arg)
+{
+	return e->bytes_alloc >= *(u32 *)arg;
+}
+
+static bool mt_edit(struct mt_livetab *t, unsigned long addr, u8 kind,
+		    bool (*fn)(struct mt_live *e, void *arg), void *arg,
+		    struct mt_live *before)
+{
+	unsigned long flags;
+	bool ok;
+
+	local_irq_save(flags);
+	ok = mt_livetab_edit(t, addr, mt_kind_ns(kind), fn, arg, before);
+	local_irq_restore(flags);
+	return ok;
+}
+
+/*
+ * One address, one entry: kfree() of a cache object and kmem_cache_free()
+ * of a kmalloc'd one find it (one address space); an allocation at an
+ * address the index holds replaces the stale entry and hands it back; an
+ * edit changes an entry in place, or removes it.
+ */
+static void mt_test_live_one_entry(struct kunit *test)
+{
+	const unsigned long a = 0xffff888000002000UL;
+	struct mt_live out, old;
+	unsigned long flags;
+	u32 big = 1000;
+
+	KUNIT_ASSERT_EQ(test, mt_livetab_init(&t_one, 1000, 1000), 0);
+	KUNIT_EXPECT_EQ(test, mt_insert_old(&t_one, a, MEMTRACE_KIND_CACHE, 200, &old),
+			MT_LIVE_ADDED);
+	KUNIT_ASSERT_TRUE(test, mt_remove(&t_one, a, MEMTRACE_KIND_KMALLOC, &out));
+	KUNIT_EXPECT_EQ(test, MT_KIND_OF(out.cache_kind), MEMTRACE_KIND_CACHE);
+
+	KUNIT_EXPECT_EQ(test, mt_insert_old(&t_one, a, MEMTRACE_KIND_KMALLOC, 64, &old),
+			MT_LIVE_ADDED);
+	KUNIT_EXPECT_EQ(test, mt_insert_old(&t_one, a, MEMTRACE_KIND_CACHE, 128, &old),
+			MT_LIVE_REPLACED);
+	KUNIT_EXPECT_EQ(test, old.bytes_alloc, 64U);
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t_one), 1ULL);
+	local_irq_save(flags);
+	KUNIT_EXPECT_TRUE(test, mt_livetab_contains(&t_one, a, MT_NS_KVA));
+	KUNIT_EXPECT_FALSE(test, mt_livetab_contains(&t_one, a, MT_NS_PFN));
+	local_irq_restore(flags);
+
+	/* An edit: the kind changes, the key stays where lookups find it. */
+	KUNIT_EXPECT_TRUE(test, mt_insert(&t_one, 77, MEMTRACE_KIND_PAGE, 4096));
+	KUNIT_ASSERT_TRUE(test, mt_edit(&t_one, 77, MEMTRACE_KIND_PAGE,
+					mt_relabel_to_vmalloc_page, NULL, &old));
+	KUNIT_EXPECT_EQ(test, MT_KIND_OF(old.cache_kind), MEMTRACE_KIND_PAGE);
+	KUNIT_ASSERT_TRUE(test, mt_remove(&t_one, 77, MEMTRACE_KIND_PAGE, &out));
+	KUNIT_EXPECT_EQ(test, MT_KIND_OF(out.cache_kind), MEMTRACE_KIND_VMALLOC_PAGE);
+	KUNIT_EXPECT_EQ(test, out.addr, 77UL);
+
+	/* An edit that removes: only when it says so. */
+	KUNIT_EXPECT_TRUE(test, mt_edit(&t_one, a, MEMTRACE_KIND_CACHE, mt_remove_if_big,
+					&big, &old));
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t_one), 1ULL);
+	big = 100;
+	KUNIT_EXPECT_TRUE(test, mt_edit(&t_one, a, MEMTRACE_KIND_CACHE, mt_remove_if_big,
+					&big, &old));
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(&t_one), 0ULL);
+	KUNIT_EXPECT_FALSE(test, mt_edit(&t_one, a, MEMTRACE_KIND_CACHE, mt_remove_if_big,
+					 &big, &old));
+	mt_livetab_destroy(&t_one);
 }
 
 static void mt_test_live_basic(struct kunit *test)
@@ -690,6 +806,125 @@ static void mt_test_names(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, mt_comm_get(&n, mt_comm_intern(&n, "insmod")), "insmod");
 	KUNIT_EXPECT_STREQ(test, mt_comm_get(&n, 0), "?");
 	mt_names_destroy(&n);
+}
+
+/*
+ * A destroyed cache's key is forgotten: a cache made later at the same
+ * address gets a new id and its own name, while the old id keeps the old
+ * name for the records that carry it.
+ */
+static void mt_test_names_forget(struct kunit *test)
+{
+	const unsigned long key = 0xffff888012345600UL;
+	int gen;
+	struct mt_names n;
+	u16 a, b;
+
+	KUNIT_ASSERT_EQ(test, mt_names_init(&n), 0);
+	mt_names_clear(&n, NULL);
+	a = mt_cache_intern(&n, key, "old_cache", 64);
+	KUNIT_ASSERT_NE(test, a, 0);
+	KUNIT_EXPECT_EQ(test, mt_cache_lookup(&n, key), a);
+	gen = atomic_read(&n.generation);
+	mt_cache_forget(&n, key);
+	KUNIT_EXPECT_NE(test, atomic_read(&n.generation), gen);
+	KUNIT_EXPECT_EQ(test, mt_cache_lookup(&n, key), 0);
+	b = mt_cache_intern(&n, key, "new_cache", 128);
+	KUNIT_EXPECT_NE(test, b, a);
+	KUNIT_EXPECT_STREQ(test, mt_cache_get(&n, a)->name, "old_cache");
+	KUNIT_EXPECT_EQ(test, mt_cache_get(&n, a)->object_size, 64U);
+	KUNIT_EXPECT_STREQ(test, mt_cache_get(&n, b)->name, "new_cache");
+	KUNIT_EXPECT_EQ(test, mt_cache_lookup(&n, key), b);
+	mt_names_destroy(&n);
+}
+
+/* ---- module code freed: the names kept ---- */
+
+/*
+ * A module's init functions are kept when it comes, exported once its init
+ * is done (and not before: kallsyms still has them), with their sizes from
+ * the module's symbol table; its core functions when it goes.
+ */
+/* A module's symbol table, writable as the kernel's copies are. */
+static char mt_kt_strtab[40] = "\0mt_kt_init_fn\0mt_kt_core_fn\0mt_kt_data\0";
+static char mt_kt_typetab[3] = { 't', 't', 'd' };
+static Elf_Sym mt_kt_syms[3];
+static struct mod_kallsyms mt_kt_ks = {
+	.symtab = mt_kt_syms, .num_symtab = 3,
+	.strtab = mt_kt_strtab, .typetab = mt_kt_typetab,
+};
+
+static void mt_test_modsyms(struct kunit *test)
+{
+	Elf_Sym *syms = mt_kt_syms;
+	const unsigned long init_base = 0xffffffffc0100000UL;
+	const unsigned long core_base = 0xffffffffc0200000UL;
+	const struct memtrace_ksym_rec *r;
+	struct module *mod;
+	struct mt_modsyms ms;
+	size_t len;
+	u8 *buf;
+	u32 nr;
+
+	mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
+	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mod);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	strscpy(mod->name, "mt_kt_mod", sizeof(mod->name));
+#ifdef MEMTRACE_HAVE_MODULE_MEMORY
+	mod->mem[MOD_INIT_TEXT].base = (void *)init_base;
+	mod->mem[MOD_INIT_TEXT].size = 0x1000;
+	mod->mem[MOD_TEXT].base = (void *)core_base;
+	mod->mem[MOD_TEXT].size = 0x2000;
+#else
+	mod->init_layout.base = (void *)init_base;
+	mod->init_layout.text_size = 0x1000;
+	mod->core_layout.base = (void *)core_base;
+	mod->core_layout.text_size = 0x2000;
+#endif
+	syms[0] = (Elf_Sym) { .st_name = 1, .st_value = init_base + 0x40, .st_size = 0x30,
+			      .st_info = (STB_LOCAL << 4) | STT_FUNC };
+	syms[1] = (Elf_Sym) { .st_name = 15, .st_value = core_base + 0x100, .st_size = 0x80,
+			      .st_info = (STB_LOCAL << 4) | STT_FUNC };
+	syms[2] = (Elf_Sym) { .st_name = 29, .st_value = core_base + 0x1800, .st_size = 8,
+			      .st_info = (STB_LOCAL << 4) | STT_OBJECT };
+	rcu_assign_pointer(mod->kallsyms, &mt_kt_ks);
+
+	KUNIT_ASSERT_EQ(test, mt_modsyms_init(&ms, 4096), 0);
+	mt_modsyms_coming(&ms, mod);
+	KUNIT_EXPECT_EQ(test, mt_modsyms_export(&ms, buf, 4096, &nr), (size_t)0);
+	KUNIT_EXPECT_EQ(test, nr, 0U);
+
+	mt_modsyms_freed(&ms, mod, false, 3);
+	len = mt_modsyms_export(&ms, buf, 4096, &nr);
+	/* The init range, and its one function (the core ones are not init text). */
+	KUNIT_ASSERT_EQ(test, nr, 2U);
+	r = (const struct memtrace_ksym_rec *)buf;
+	KUNIT_EXPECT_TRUE(test, r->flags & MEMTRACE_KSYM_RANGE);
+	KUNIT_EXPECT_EQ(test, r->start, (u64)init_base);
+	r = (const void *)((const u8 *)r + mt_ksym_size(r->name_len, r->module_len));
+	KUNIT_EXPECT_EQ(test, r->start, (u64)init_base + 0x40);
+	KUNIT_EXPECT_EQ(test, r->size, 0x30U);
+	KUNIT_EXPECT_EQ(test, r->freed_epoch, 3U);
+	KUNIT_EXPECT_EQ(test, r->flags, MEMTRACE_KSYM_INIT);
+	KUNIT_EXPECT_STREQ(test, (const char *)(r + 1), "mt_kt_init_fn");
+	KUNIT_EXPECT_STREQ(test, mt_ksym_module(r), "mt_kt_mod");
+
+	/* Unload: the core text's function (not its data), dated 4. */
+	mt_modsyms_freed(&ms, mod, true, 4);
+	KUNIT_EXPECT_GT(test, mt_modsyms_export(&ms, buf, 4096, &nr), len);
+	KUNIT_EXPECT_EQ(test, nr, 4U);
+	/* A buffer too small still measures. */
+	KUNIT_EXPECT_EQ(test, mt_modsyms_export(&ms, buf, 8, &nr),
+			mt_modsyms_export(&ms, NULL, 0, &nr));
+
+	/* A full store drops, and counts. */
+	mt_modsyms_clear(&ms);
+	ms.size = sizeof(struct memtrace_ksym_rec) + 16;
+	mt_modsyms_coming(&ms, mod);
+	KUNIT_EXPECT_GT(test, ms.dropped, 0U);
+	ms.size = 4096;
+	mt_modsyms_destroy(&ms);
 }
 
 /* ---- sampling ---- */
@@ -1057,6 +1292,7 @@ static struct kunit_case mt_stack_cases[] = {
 	KUNIT_CASE(mt_test_stack_collisions),
 	KUNIT_CASE(mt_test_stack_full),
 	KUNIT_CASE(mt_test_stack_concurrent),
+	KUNIT_CASE(mt_test_stack_code_freed),
 	KUNIT_CASE(mt_test_kstack_memo_exact),
 	KUNIT_CASE(mt_test_kstack_memo_variable_frame),
 	KUNIT_CASE(mt_test_kstack_memo_refused),
@@ -1066,6 +1302,7 @@ static struct kunit_case mt_stack_cases[] = {
 
 static struct kunit_case mt_live_cases[] = {
 	KUNIT_CASE(mt_test_live_basic),
+	KUNIT_CASE(mt_test_live_one_entry),
 	KUNIT_CASE(mt_test_live_full),
 	KUNIT_CASE(mt_test_live_grow),
 	KUNIT_CASE(mt_test_live_concurrent),
@@ -1076,6 +1313,8 @@ static struct kunit_case mt_misc_cases[] = {
 	KUNIT_CASE(mt_test_stat_merge),
 	KUNIT_CASE(mt_test_stat_full),
 	KUNIT_CASE(mt_test_names),
+	KUNIT_CASE(mt_test_names_forget),
+	KUNIT_CASE(mt_test_modsyms),
 	KUNIT_CASE(mt_test_sampling_math),
 	KUNIT_CASE(mt_test_sampling_unbiased),
 	{}

@@ -57,8 +57,11 @@ struct memtrace_version {
 #define MEMTRACE_EV_CACHE	(1U << 1)	/* kmem_cache_alloc / _free */
 #define MEMTRACE_EV_PAGE	(1U << 2)	/* mm_page_alloc / mm_page_free */
 #define MEMTRACE_EV_PERCPU	(1U << 3)	/* percpu_alloc / free_percpu */
+/* vmalloc / vfree (and kvmalloc's vmalloc half): kprobes, no tracepoint */
+#define MEMTRACE_EV_VMALLOC	(1U << 5)
 #define MEMTRACE_EV_ALL		(MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE | \
-				 MEMTRACE_EV_PAGE | MEMTRACE_EV_PERCPU)
+				 MEMTRACE_EV_PAGE | MEMTRACE_EV_PERCPU | \
+				 MEMTRACE_EV_VMALLOC)
 /*
  * User allocators of the target process (MEMTRACE_IOC_TARGET), through the
  * uprobes handed over by MEMTRACE_IOC_UPROBE.  Never part of "0 means all":
@@ -68,6 +71,8 @@ struct memtrace_version {
 
 /* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
 #define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
+/* memtrace_config.tgid, .comm and .cgroup_fd; the snapshot's ksyms section */
+#define MEMTRACE_FEAT_TASK_FILTERS	(1U << 30)
 
 /* ---- MEMTRACE_IOC_CONFIG: what to record ----------------------------- */
 
@@ -85,8 +90,13 @@ struct memtrace_config {
 	/* since MEMTRACE_FEAT_TRACE: */
 	__u32 flags;		/* MEMTRACE_CFG_* */
 	__u32 trace_records;	/* trace ring size in records (power of 2); 0: default */
+	/* since MEMTRACE_FEAT_TASK_FILTERS (kernel mode): */
+	__s32 tgid;		/* only allocations by this process (caller's pid namespace); 0: any */
+	__s32 cgroup_fd;	/* with MEMTRACE_CFG_CGROUP: only by tasks in this cgroup v2 (an open directory) or below */
+	char comm[MEMTRACE_COMM_LEN];	/* only by tasks of this name; "": any */
 };
 #define MEMTRACE_CONFIG_SIZE_VER0	296
+#define MEMTRACE_CONFIG_SIZE_VER1	328
 
 /*
  * Also queue a struct memtrace_trace_rec for every allocation recorded and
@@ -95,6 +105,8 @@ struct memtrace_config {
  * memtrace_loss.trace_full.
  */
 #define MEMTRACE_CFG_TRACE	(1U << 0)
+/* memtrace_config.cgroup_fd is set: filter on that cgroup. */
+#define MEMTRACE_CFG_CGROUP	(1U << 1)
 
 /* ---- MEMTRACE_IOC_SNAPSHOT: copy the state into the mapped buffer ----- */
 
@@ -132,7 +144,16 @@ struct memtrace_loss {
 	 */
 	__u64 calls_full;
 	__u64 trace_full;	/* trace records dropped: the reader fell behind */
-	__u64 __reserved[2];
+	/*
+	 * An allocation at an address the index held: the free of the old
+	 * allocation there was never seen.  The stale entry is replaced.
+	 */
+	__u64 missed_free;
+	/*
+	 * kprobe and kretprobe hits the kernel dropped (kretprobe instances
+	 * exhausted, or a probe hit inside another probe's handler).
+	 */
+	__u64 probe_missed;
 };
 
 struct memtrace_activity {
@@ -196,7 +217,34 @@ struct memtrace_snap_header {
 	struct memtrace_activity activity;
 	struct memtrace_loss loss;
 	struct memtrace_target_state target;	/* user mode */
+	/*
+	 * Since MEMTRACE_FEAT_TASK_FILTERS: symbols of module code that was
+	 * freed while tracing (init code after a module's init, a module's
+	 * core at unload), kept so stacks made while that code was there are
+	 * named right; and the module-code epoch the stacks are dated by.
+	 */
+	__u64 ksyms_off;	/* struct memtrace_ksym_rec + names, each 8-aligned */
+	__u32 nr_ksyms;
+	__u32 ksym_rec_size;
+	__u32 code_epoch;	/* freed module code ranges so far */
+	__u32 ksyms_dropped;	/* symbols not kept: the module symbol store was full */
+	__u32 blind;		/* MEMTRACE_BLIND_*: paths this kernel let no hook see */
+	__u32 __pad1;
 };
+
+/*
+ * Allocation and free paths without a tracepoint are reached with kprobes;
+ * where a kernel has none of the functions probed, the path is not seen,
+ * and the report says so.
+ */
+#define MEMTRACE_BLIND_BULK_FREE	(1U << 0)	/* kmem_cache_free_bulk, kfree_bulk (kfree_rcu batches) */
+#define MEMTRACE_BLIND_BULK_ALLOC	(1U << 1)	/* kmem_cache_alloc_bulk */
+#define MEMTRACE_BLIND_VMALLOC		(1U << 2)	/* vmalloc, vfree */
+#define MEMTRACE_BLIND_KREALLOC		(1U << 3)	/* krealloc resizing in place */
+#define MEMTRACE_BLIND_MEMPOOL		(1U << 4)	/* mempool reserve elements */
+#define MEMTRACE_BLIND_PERCPU_CHUNK	(1U << 5)	/* pages of percpu chunks told apart */
+#define MEMTRACE_BLIND_CACHE_DESTROY	(1U << 6)	/* a cache destroyed and another made at its address */
+#define MEMTRACE_BLIND_SPLIT_PAGE	(1U << 7)	/* split_page(): its pages' allocations stay one block */
 
 #define MEMTRACE_STATE_STOPPED	0
 #define MEMTRACE_STATE_TRACING	1
@@ -205,7 +253,10 @@ struct memtrace_snap_header {
 struct memtrace_stack_rec {
 	__u32 id;
 	__u32 nr_frames;
-	/* __u64 ip[nr_frames] follows */
+	/* since MEMTRACE_FEAT_TASK_FILTERS (stack_rec_size >= 16): */
+	__u32 epoch;		/* code_epoch when the stack was first stored */
+	__u32 __pad;
+	/* __u64 ip[nr_frames] follows, at stack_rec_size */
 };
 
 /* Kinds of allocation, memtrace_stat_rec.kind and memtrace_alloc_rec.kind */
@@ -223,6 +274,17 @@ struct memtrace_stack_rec {
 #define MEMTRACE_KIND_USER	6
 /* User mode: mmap / mremap, by the target process. */
 #define MEMTRACE_KIND_USER_MMAP	7
+/* vmalloc and friends: addr is the virtual address, bytes the pages mapped. */
+#define MEMTRACE_KIND_VMALLOC	8
+/*
+ * Pages that back another allocation reported on its own, kept apart so
+ * no memory is counted twice (like MEMTRACE_KIND_SLAB_PAGE): the pages of
+ * a vmalloc area, of a percpu chunk, of a kmalloc larger than the largest
+ * kmalloc cache.  addr is the PFN.
+ */
+#define MEMTRACE_KIND_VMALLOC_PAGE	9
+#define MEMTRACE_KIND_PERCPU_PAGE	10
+#define MEMTRACE_KIND_KMALLOC_PAGE	11
 
 /*
  * Counters of one (stack, cache, kind).  Totals count every recorded event
@@ -273,6 +335,31 @@ struct memtrace_cache_rec {
 
 /* The cache passes the configured cache filter (or there is none). */
 #define MEMTRACE_CACHE_SELECTED	(1U << 0)
+
+/*
+ * One function of module code freed while tracing (snapshot ksyms section):
+ * the record, then name_len + 1 bytes of name and module_len + 1 bytes of
+ * module name (each NUL-terminated), the next record at the following
+ * 8-byte boundary.  A stack stored before the code was freed (stack epoch
+ * < freed_epoch) whose frame lies in [start, start + size) was made while
+ * this function was there; /proc/kallsyms no longer knows it.
+ */
+struct memtrace_ksym_rec {
+	__u64 start;
+	__u32 size;
+	__u32 freed_epoch;
+	__u16 name_len;
+	__u16 module_len;
+	__u32 flags;		/* MEMTRACE_KSYM_* */
+	/* char name[name_len + 1], module[module_len + 1] follow */
+};
+
+#define MEMTRACE_KSYM_INIT	(1U << 0)	/* module init code, freed after init */
+/*
+ * The whole code range of a module, not a function (name is ""): marks
+ * where the module was, for frames no kept function covers.
+ */
+#define MEMTRACE_KSYM_RANGE	(1U << 1)
 
 /* ---- Trace records: read(2) of /dev/memtrace --------------------------- */
 
