@@ -14,6 +14,15 @@
 /* Bit (1 << MEMTRACE_KIND_*) per kind of allocation to include. */
 #define KIND_BIT(kind)		(1U << (kind))
 #define KIND_MASK_ALL		(~0U)
+/*
+ * Pages that back allocations reported on their own (a slab's objects, a
+ * vmalloc area, percpu allocations, a large kmalloc): counted once, under
+ * those, by default.
+ */
+#define KIND_MASK_BACKING	(KIND_BIT(MEMTRACE_KIND_SLAB_PAGE) |	\
+				 KIND_BIT(MEMTRACE_KIND_VMALLOC_PAGE) |	\
+				 KIND_BIT(MEMTRACE_KIND_PERCPU_PAGE) |	\
+				 KIND_BIT(MEMTRACE_KIND_KMALLOC_PAGE))
 
 struct stack_total {
 	uint32_t stack_id;

@@ -21,6 +21,11 @@ enum {
 	OPT_CACHE,
 	OPT_STACK_DEPTH,
 	OPT_FOLLOW_FORKS,
+	OPT_BY_PID,
+	OPT_BY_COMM,
+	OPT_BY_CGROUP,
+	OPT_MODULE,
+	OPT_EVENTS,
 };
 
 static const char short_options[] = ":hp:c:O:tao:CPs:T:z:Z:";
@@ -47,6 +52,11 @@ static const struct option long_options[] = {
 	{ "sort",		required_argument,	NULL, OPT_SORT },
 	{ "cache",		required_argument,	NULL, OPT_CACHE },
 	{ "stack-depth",	required_argument,	NULL, OPT_STACK_DEPTH },
+	{ "by-pid",		required_argument,	NULL, OPT_BY_PID },
+	{ "by-comm",		required_argument,	NULL, OPT_BY_COMM },
+	{ "by-cgroup",		required_argument,	NULL, OPT_BY_CGROUP },
+	{ "module",		required_argument,	NULL, OPT_MODULE },
+	{ "events",		required_argument,	NULL, OPT_EVENTS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -68,7 +78,8 @@ void cli_usage(FILE *out, const char *prog)
 "       [-O OBJ]... [--follow-forks]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
-"       [--cache NAME]... [--stack-depth N] [interval] [count]\n"
+"       [--cache NAME]... [--stack-depth N] [--by-pid PID] [--by-comm NAME]\n"
+"       [--by-cgroup DIR] [--module NAME] [--events LIST] [interval] [count]\n"
 "\n"
 "Trace outstanding memory allocations that weren't freed, in the kernel or in\n"
 "one process, and explain memory growth, through the memtrace kernel module\n"
@@ -130,6 +141,21 @@ void cli_usage(FILE *out, const char *prog)
 "  --cache NAME          capture only slab allocations from this cache, as named\n"
 "                        in /proc/slabinfo (repeatable, up to %d)\n"
 "  --stack-depth N       frames kept per stack, 1..%d (default %d)\n"
+"  --by-pid PID          kernel allocations made by this process (its threads,\n"
+"                        in task context) only\n"
+"  --by-comm NAME        kernel allocations made by tasks of this name only\n"
+"  --by-cgroup DIR       kernel allocations made by tasks in this cgroup v2\n"
+"                        directory or below (e.g. a container's memcg) only\n"
+"  --module NAME         only stacks through the code of kernel module NAME;\n"
+"                        when it is unloaded, report what it left allocated\n"
+"  --events LIST         the kernel allocators to trace, comma-separated:\n"
+"                        kmalloc, cache, page, percpu, vmalloc, or all\n"
+"                        (default: all; --slab: kmalloc,cache; -P: percpu)\n"
+"\n"
+"With --kernel-leaks, a module unloaded while tracing is reported with the\n"
+"allocations made through its code that are still live (the module-leak\n"
+"check); frames in module code freed since (init code, unloaded modules)\n"
+"are named as they were when the stack was recorded.\n"
 "\n"
 "Stacks whose live bytes grew in each of the last 3 or more intervals are\n"
 "tagged [growing] (likely leaks); stacks unchanged for 3 or more intervals\n"
@@ -193,6 +219,36 @@ static int number_arg(const char *what, const char *s, uint64_t min,
 	return 0;
 }
 
+/* "kmalloc,cache,...": the MEMTRACE_EV_* bits named. */
+static int parse_events(const char *list, uint32_t *out, struct mt_err *err)
+{
+	static const struct { const char *name; uint32_t bits; } names[] = {
+		{ "kmalloc", MEMTRACE_EV_KMALLOC }, { "cache", MEMTRACE_EV_CACHE },
+		{ "page", MEMTRACE_EV_PAGE }, { "percpu", MEMTRACE_EV_PERCPU },
+		{ "vmalloc", MEMTRACE_EV_VMALLOC }, { "all", MEMTRACE_EV_ALL },
+	};
+	const char *p = list;
+
+	*out = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < MT_ARRAY_SIZE(names); i++)
+			if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len))
+				break;
+		if (i == MT_ARRAY_SIZE(names))
+			return mt_errf(err, EINVAL, "--events '%s': expected a comma-separated list of "
+				       "kmalloc, cache, page, percpu, vmalloc, all", list);
+		*out |= names[i].bits;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*out)
+		return mt_errf(err, EINVAL, "--events needs at least one allocator");
+	return 0;
+}
+
 static int add_cache(struct mt_options *o, const char *name, struct mt_err *err)
 {
 	size_t len = strlen(name);
@@ -239,6 +295,8 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 	if ((o->pid || o->command) && (o->percpu || o->nr_caches))
 		return mt_errf(err, EINVAL, "%s applies to kernel allocations, not to -p/-c",
 			       o->percpu ? "-P" : "--cache");
+	if (o->module && slab)
+		return mt_errf(err, EINVAL, "--module selects stacks of --kernel-leaks, not --slab");
 	if (kernel_leaks && slab)
 		return mt_errf(err, EINVAL, "--kernel-leaks and --slab are different modes: choose one");
 	if (slab) {
@@ -254,6 +312,13 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 			       "-a shows individual allocations and -C only combined statistics: choose one");
 	if (o->sample_every && o->sample_bytes)
 		return mt_errf(err, EINVAL, "-s and --sample-bytes are two ways of sampling: choose one");
+	if ((o->pid || o->command) &&
+	    (o->by_pid || o->by_comm || o->by_cgroup || o->module || o->events))
+		return mt_errf(err, EINVAL, "%s applies to kernel allocations, not to -p/-c",
+			       o->by_pid ? "--by-pid" : o->by_comm ? "--by-comm" :
+			       o->by_cgroup ? "--by-cgroup" : o->module ? "--module" : "--events");
+	if (o->events && o->percpu)
+		return mt_errf(err, EINVAL, "-P is --events percpu: choose one");
 	if (o->max_size && o->min_size > o->max_size)
 		return mt_errf(err, EINVAL, "min size (-z %llu) can't be greater than max size (-Z %llu)",
 			       (unsigned long long)o->min_size, (unsigned long long)o->max_size);
@@ -356,6 +421,31 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			ret = number_arg("stack depth (--stack-depth)", optarg, 1,
 					 MEMTRACE_MAX_FRAMES, &v, err);
 			o->stack_depth = (unsigned int)v;
+			break;
+		case OPT_BY_PID:
+			ret = number_arg("PID (--by-pid)", optarg, 1, 0x7fffffff, &v, err);
+			o->by_pid = (int)v;
+			break;
+		case OPT_BY_COMM:
+			if (!optarg[0] || strlen(optarg) >= MEMTRACE_COMM_LEN)
+				return mt_errf(err, EINVAL, "--by-comm '%s': a task name is 1 to %d "
+					       "characters (as in /proc/PID/comm)", optarg,
+					       MEMTRACE_COMM_LEN - 1);
+			o->by_comm = optarg;
+			break;
+		case OPT_BY_CGROUP:
+			if (!optarg[0])
+				return mt_errf(err, EINVAL, "--by-cgroup needs a cgroup directory");
+			o->by_cgroup = optarg;
+			break;
+		case OPT_EVENTS:
+			ret = parse_events(optarg, &o->events, err);
+			break;
+		case OPT_MODULE:
+			if (!optarg[0] || strlen(optarg) >= MT_MODULE_NAME_LEN)
+				return mt_errf(err, EINVAL, "--module '%s': a module name is 1 to %d "
+					       "characters", optarg, MT_MODULE_NAME_LEN - 1);
+			o->module = optarg;
 			break;
 		case ':':
 			return mt_errf(err, EINVAL, "option %s needs a value",

@@ -39,6 +39,7 @@ enum mt_action {
 #define MT_TOP_MAX		1000000U
 #define MT_MAX_OBJS		8
 #define MT_OLDER_MAX_MS		(UINT64_MAX / 1000000ULL)
+#define MT_MODULE_NAME_LEN	56		/* MODULE_NAME_LEN on 64-bit */
 
 struct mt_options {
 	enum mt_action action;
@@ -64,6 +65,11 @@ struct mt_options {
 	enum mt_sort sort;		/* --sort */
 	unsigned int nr_caches;		/* --cache, repeatable */
 	char caches[MEMTRACE_MAX_CACHE_FILTERS][MEMTRACE_NAME_LEN];
+	int by_pid;			/* --by-pid: kernel allocations of one process; 0: any */
+	const char *by_comm;		/* --by-comm; NULL: any */
+	const char *by_cgroup;		/* --by-cgroup: a cgroup v2 directory; NULL: any */
+	const char *module;		/* --module: stacks through this module's code */
+	uint32_t events;		/* --events: MEMTRACE_EV_* to attach; 0: the mode's */
 };
 
 /* Exit status for bad usage, as most tools (getopt conventions). */

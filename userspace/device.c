@@ -40,6 +40,7 @@ void device_events_str(uint32_t events, char *buf, size_t len)
 	static const struct { uint32_t bit; const char *name; } names[] = {
 		{ MEMTRACE_EV_KMALLOC, "kmalloc" }, { MEMTRACE_EV_CACHE, "cache" },
 		{ MEMTRACE_EV_PAGE, "page" }, { MEMTRACE_EV_PERCPU, "percpu" },
+		{ MEMTRACE_EV_VMALLOC, "vmalloc" },
 	};
 	size_t used = 0;
 

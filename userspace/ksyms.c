@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/kallsyms lines are "ADDR TYPE NAME[\t[MODULE]]", not sorted
- * across modules.  Only function symbols (t, T, w, W) are kept: stack
- * frames are return addresses in text, and data symbols would only
- * produce wrong names.  Lookups binary-search the sorted table.
+ * across modules.  Stack frames are return addresses in text, named as
+ * the kernel's %pB does: the function holding address - 1 (a call may be
+ * a function's last instruction), with the offset of the address itself.
+ * kallsyms gives no sizes, so a function is taken to end where the next
+ * symbol of any kind begins, or where its module ends (/proc/modules);
+ * an address after a data symbol, past every symbol, or outside the
+ * kernel and every module is [unknown], never a wrong name.  Module code
+ * freed while tracing is named from the module's own records (the
+ * snapshot's freed functions) for the stacks made before it went.
+ * Lookups binary-search the sorted table.
  */
 #include "ksyms.h"
+#include "snapshot.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +26,12 @@ struct ksym_entry {
 	uint32_t module_off;	/* into strings */
 	uint32_t order;		/* line number, for a stable sort */
 	uint8_t rank;		/* at the same address, the lower rank wins */
+	bool text;		/* a function (t, T, w, W): the others only bound one */
+};
+
+/* A loaded module's memory, from /proc/modules: its functions end by its end. */
+struct ksym_module {
+	uint64_t start, end;
 };
 
 struct ksyms {
@@ -32,6 +46,8 @@ struct ksyms {
 	unsigned int loads;	/* successful loads, for tests */
 	char *modules;		/* /proc/modules as of the last load */
 	size_t modules_len;
+	struct ksym_module *mods;	/* sorted by start */
+	size_t nr_mods;
 };
 
 /* A name or module string table that grows by doubling. */
@@ -88,11 +104,15 @@ void ksyms_free(struct ksyms *ks)
 	free(ks->syms);
 	free(ks->strings);
 	free(ks->modules);
+	free(ks->mods);
 	free(ks->path);
 	free(ks);
 }
 
-/* Global text first, then local, then weak: the most telling name. */
+/*
+ * Global text first, then local, then weak: the most telling name; any
+ * other symbol ranks after them (it bounds a function, never names one).
+ */
 static int type_rank(char type)
 {
 	switch (type) {
@@ -100,7 +120,7 @@ static int type_rank(char type)
 	case 't': return 1;
 	case 'W': return 2;
 	case 'w': return 3;
-	default: return -1;
+	default: return 4;
 	}
 }
 
@@ -216,6 +236,57 @@ int ksyms_refresh(struct ksyms *ks, struct mt_err *err)
 	return ksyms_reload(ks, err);
 }
 
+static int module_cmp(const void *a, const void *b)
+{
+	const struct ksym_module *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * "name size refs deps state 0xaddr [taints]" per line of /proc/modules:
+ * a module's memory starts at addr and spans at most size bytes.  A
+ * fixture path reads "<path>.modules" if there is one.
+ */
+static void load_module_bounds(struct ksyms *ks)
+{
+	char path[4096], *text, *line, *save = NULL;
+	size_t len = 0, n = 0;
+
+	free(ks->mods);
+	ks->mods = NULL;
+	ks->nr_mods = 0;
+	if (!strcmp(ks->path, "/proc/kallsyms"))
+		snprintf(path, sizeof(path), "/proc/modules");
+	else
+		snprintf(path, sizeof(path), "%s.modules", ks->path);
+	text = read_all(path, &len);
+	if (!text)
+		return;
+	text = realloc(text, len + 1);
+	if (!text)
+		return;
+	text[len] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		n++;
+	ks->mods = calloc(n ? n : 1, sizeof(*ks->mods));
+	if (!ks->mods) {
+		free(text);
+		return;
+	}
+	/* strtok_r cut the lines at their NULs: walk them again. */
+	for (char *p = text; p < text + len; p += strlen(p) + 1) {
+		unsigned long long size, addr;
+
+		if (sscanf(p, "%*s %llu %*s %*s %*s %llx", &size, &addr) == 2 && addr && size)
+			ks->mods[ks->nr_mods++] = (struct ksym_module) {
+				.start = addr, .end = addr + size,
+			};
+	}
+	qsort(ks->mods, ks->nr_mods, sizeof(*ks->mods), module_cmp);
+	free(text);
+}
+
 int ksyms_reload(struct ksyms *ks, struct mt_err *err)
 {
 	struct ksym_entry *syms = NULL;
@@ -248,7 +319,8 @@ int ksyms_reload(struct ksyms *ks, struct mt_err *err)
 		if (addr)
 			any_nonzero = true;
 		rank = type_rank(type);
-		if (rank < 0 || addr == 0)
+		/* Absolute symbols (A: percpu offsets and such) are no addresses. */
+		if (addr == 0 || type == 'A' || type == 'a')
 			continue;
 		if (nr == cap) {
 			size_t ncap = cap ? cap * 2 : 16384;
@@ -264,6 +336,7 @@ int ksyms_reload(struct ksyms *ks, struct mt_err *err)
 		e = &syms[nr];
 		e->addr = addr;
 		e->rank = (uint8_t)rank;
+		e->text = rank < 4;
 		e->order = (uint32_t)lines;
 		ret = strtab_add(&strings, name, name_len, &e->name_off);
 		if (ret)
@@ -307,13 +380,32 @@ int ksyms_reload(struct ksyms *ks, struct mt_err *err)
 	ks->retried = false;
 	ks->loaded = true;
 	ks->loads++;
+	load_module_bounds(ks);
+	return 0;
+}
+
+/* The end of the module memory holding addr, or 0 if none does. */
+static uint64_t module_end(const struct ksyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->nr_mods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->mods[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < ks->mods[lo - 1].end)
+		return ks->mods[lo - 1].end;
 	return 0;
 }
 
 bool ksyms_lookup(const struct ksyms *ks, uint64_t addr, struct ksym *out)
 {
 	size_t lo = 0, hi = ks->nr_syms;
-	const struct ksym_entry *e;
+	const struct ksym_entry *e, *next;
 
 	/* Find the first entry above addr; the one before it is ours. */
 	while (lo < hi) {
@@ -327,29 +419,120 @@ bool ksyms_lookup(const struct ksyms *ks, uint64_t addr, struct ksym *out)
 	if (lo == 0)
 		return false;
 	e = &ks->syms[lo - 1];
+	next = lo < ks->nr_syms ? &ks->syms[lo] : NULL;
 	/* Several names at one address: the sort put the preferred first. */
 	while (e > ks->syms && (e - 1)->addr == e->addr)
 		e--;
+	if (!e->text)
+		return false;	/* past a data symbol: not in any function */
+	if (!next)
+		return false;	/* past the last symbol: no bound */
+	if (strcmp(ks->strings + e->module_off, "kernel")) {
+		uint64_t end = module_end(ks, e->addr);
+
+		/* A module function ends with its module. */
+		if (ks->nr_mods && (!end || addr >= end))
+			return false;
+	}
 	out->addr = e->addr;
+	out->size = next->addr - e->addr;
 	out->name = ks->strings + e->name_off;
 	out->module = ks->strings + e->module_off;
 	return true;
 }
 
-void ksyms_format(struct ksyms *ks, uint64_t addr, char *buf, size_t len)
+/*
+ * Module code freed while tracing that the stack (stored at epoch) was
+ * made with: the first freeing after the stack of code holding addr.
+ */
+static const struct mt_freed_sym *freed_code(const struct mt_snapshot *snap,
+					     uint32_t epoch, uint64_t addr, bool range)
 {
+	const struct mt_freed_sym *best = NULL;
+
+	for (size_t i = 0; snap && i < snap->nr_freed_syms; i++) {
+		const struct mt_freed_sym *f = &snap->freed_syms[i];
+
+		if (f->start > addr)
+			break;		/* sorted by start */
+		if (!(f->flags & MEMTRACE_KSYM_RANGE) != !range || f->freed_epoch <= epoch ||
+		    addr - f->start >= f->size)
+			continue;
+		if (!best || f->freed_epoch < best->freed_epoch)
+			best = f;
+	}
+	return best;
+}
+
+/* What a frame names: a function, only a module's freed code, or nothing. */
+struct kframe {
+	const char *name;	/* NULL: none known */
+	const char *module;	/* NULL: unknown */
+	uint64_t start;
+	bool init;		/* module init code */
+};
+
+static void resolve_frame(struct ksyms *ks, const struct mt_snapshot *snap,
+			  uint32_t epoch, uint64_t ret, struct kframe *f)
+{
+	const struct mt_freed_sym *range, *fn;
+	uint64_t addr = ret - 1;	/* inside the call instruction */
 	struct ksym sym;
 
+	memset(f, 0, sizeof(*f));
+	/* Code freed after the stack was made: named as it was then. */
+	range = freed_code(snap, epoch, addr, true);
+	if (range) {
+		fn = freed_code(snap, epoch, addr, false);
+		f->module = range->module;
+		f->init = range->flags & MEMTRACE_KSYM_INIT;
+		if (fn && fn->freed_epoch == range->freed_epoch) {
+			f->name = fn->name;
+			f->start = fn->start;
+		}
+		return;
+	}
 	if (!ksyms_lookup(ks, addr, &sym) && !ks->retried) {
+		/* A module loaded since the last read: read again, once. */
 		ks->retried = true;
 		if (ksyms_reload(ks, NULL) == 0)
 			ks->retried = true;
 	}
-	if (ksyms_lookup(ks, addr, &sym))
-		snprintf(buf, len, "%s+0x%llx [%s]", sym.name,
-			 (unsigned long long)(addr - sym.addr), sym.module);
+	if (ksyms_lookup(ks, addr, &sym)) {
+		f->name = sym.name;
+		f->module = sym.module;
+		f->start = sym.addr;
+	}
+}
+
+void ksyms_format_frame(struct ksyms *ks, const struct mt_snapshot *snap,
+			uint32_t epoch, uint64_t ret, char *buf, size_t len)
+{
+	struct kframe f;
+
+	resolve_frame(ks, snap, epoch, ret, &f);
+	if (f.name)
+		snprintf(buf, len, "%s+0x%llx [%s]", f.name,
+			 (unsigned long long)(ret - f.start), f.module);
+	else if (f.module)
+		snprintf(buf, len, "0x%016llx [%s%s]", (unsigned long long)ret, f.module,
+			 f.init ? " init" : "");
 	else
-		snprintf(buf, len, "0x%016llx [unknown]", (unsigned long long)addr);
+		snprintf(buf, len, "0x%016llx [unknown]", (unsigned long long)ret);
+}
+
+bool ksyms_frame_in_module(struct ksyms *ks, const struct mt_snapshot *snap,
+			   uint32_t epoch, uint64_t ret, const char *module)
+{
+	struct kframe f;
+
+	resolve_frame(ks, snap, epoch, ret, &f);
+	return f.module && !strcmp(f.module, module);
+}
+
+void ksyms_format(struct ksyms *ks, uint64_t ret, char *buf, size_t len)
+{
+	ksyms_format_frame(ks, NULL, 0, ret, buf, len);
 }
 
 size_t ksyms_count(const struct ksyms *ks)

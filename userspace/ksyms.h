@@ -23,9 +23,12 @@ struct ksyms;
 
 struct ksym {
 	uint64_t addr;
+	uint64_t size;		/* to the next symbol, its bound */
 	const char *name;
 	const char *module;	/* "kernel" for vmlinux */
 };
+
+struct mt_snapshot;
 
 /* path NULL: $MEMTRACE_KALLSYMS, else /proc/kallsyms.  Loads nothing yet. */
 struct ksyms *ksyms_new(const char *path);
@@ -44,16 +47,29 @@ int ksyms_refresh(struct ksyms *ks, struct mt_err *err);
 /* How many times the table was (re)loaded. */
 unsigned int ksyms_loads(const struct ksyms *ks);
 
-/* The function symbol at or before addr, or NULL if addr precedes every
- * symbol (or the table is empty). */
+/*
+ * The function holding addr: the symbol at or before it, if that is a
+ * function, addr is before the next symbol, and (for a module) inside the
+ * module's memory.  False otherwise: then no name is the right one.
+ */
 bool ksyms_lookup(const struct ksyms *ks, uint64_t addr, struct ksym *out);
 
 /*
- * "function+0xoff [module]", or "0xaddr [unknown]".  A miss triggers one
+ * A stack frame, i.e. a return address: "function+0xoff [module]" for the
+ * function holding ret - 1, the offset that of ret; "0xaddr [unknown]"
+ * where no function is known.  Frames in module code freed after a stack
+ * (stored at epoch) was made are named from snap's freed functions
+ * ("0xaddr [module init]" where none covers them).  A miss triggers one
  * reload per loaded table, so a module loaded after the last reload still
- * resolves.
+ * resolves.  snap may be NULL.
  */
-void ksyms_format(struct ksyms *ks, uint64_t addr, char *buf, size_t len);
+void ksyms_format_frame(struct ksyms *ks, const struct mt_snapshot *snap,
+			uint32_t epoch, uint64_t ret, char *buf, size_t len);
+/* Whether that frame is in the code of module (as it was for that stack). */
+bool ksyms_frame_in_module(struct ksyms *ks, const struct mt_snapshot *snap,
+			   uint32_t epoch, uint64_t ret, const char *module);
+/* The same for a frame of no stored stack (a trace record's caller). */
+void ksyms_format(struct ksyms *ks, uint64_t ret, char *buf, size_t len);
 
 size_t ksyms_count(const struct ksyms *ks);
 /* Every address in the file was 0: kptr_restrict hides them (or not root). */

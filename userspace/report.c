@@ -18,9 +18,11 @@ unsigned int report_kind_mask(const struct mt_options *opts)
 	/*
 	 * Pages backing a slab are the allocator's growth; the objects in them
 	 * are reported with their own stacks (and --slab shows the caches).
+	 * The pages of a vmalloc area, of a percpu chunk and of a large
+	 * kmalloc likewise back allocations reported on their own.
 	 */
 	return opts->percpu ? KIND_BIT(MEMTRACE_KIND_PERCPU)
-			    : KIND_MASK_ALL & ~KIND_BIT(MEMTRACE_KIND_SLAB_PAGE);
+			    : KIND_MASK_ALL & ~KIND_MASK_BACKING;
 }
 
 #define USYM_LINES	8	/* a frame and the functions inlined at it */
@@ -52,8 +54,35 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 				fprintf(out, "%s%s\n", indent, lines + l * USYM_LINE_LEN);
 			continue;
 		}
-		ksyms_format(ks, s->ips[i], sym, sizeof(sym));
+		ksyms_format_frame(ks, snap, s->epoch, s->ips[i], sym, sizeof(sym));
 		fprintf(out, "%s%s\n", indent, sym);
+	}
+}
+
+void report_blind_str(uint32_t blind, char *buf, size_t len)
+{
+	static const char *const what[] = {
+		"frees by kmem_cache_free_bulk/kfree_bulk (kfree_rcu batches): "
+		"their allocations may show as leaks",
+		"allocations by kmem_cache_alloc_bulk",
+		"vmalloc and vfree",
+		"krealloc resizing in place (requested sizes stay the old ones)",
+		"mempool reserve elements (may show as leaks of their last user)",
+		"percpu chunk pages (counted as pages besides the percpu allocations)",
+		"slab caches destroyed (a cache created at a destroyed one's address "
+		"may show its name)",
+		"split_page (pages of a split block are counted as the block until freed)",
+	};
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < MT_ARRAY_SIZE(what); i++) {
+		if (!(blind & (1U << i)))
+			continue;
+		pos += (size_t)snprintf(buf + pos, pos < len ? len - pos : 0, "%s%s",
+					pos ? "; " : "", what[i]);
+		if (pos >= len)
+			break;
 	}
 }
 
@@ -64,11 +93,23 @@ void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms
 
 	fprintf(out, "Lost: %llu recursion, %llu nmi, %llu index full, %llu stack table full, "
 		"%llu counter table full, %llu cache table full, %llu task name table full, "
-		"%llu frees of untracked addresses\n",
+		"%llu frees of untracked addresses, %llu frees never seen (address reused), "
+		"%llu probe hits missed\n",
 		(unsigned long long)l->recursion, (unsigned long long)l->nmi,
 		(unsigned long long)l->live_full, (unsigned long long)l->stack_full,
 		(unsigned long long)l->stat_full, (unsigned long long)l->cache_full,
-		(unsigned long long)l->comm_full, (unsigned long long)l->free_untracked);
+		(unsigned long long)l->comm_full, (unsigned long long)l->free_untracked,
+		(unsigned long long)l->missed_free, (unsigned long long)l->probe_missed);
+	if (snap->hdr.blind) {
+		char blind[256];
+
+		report_blind_str(snap->hdr.blind, blind, sizeof(blind));
+		fprintf(out, "Not seen on this kernel (no function to probe): %s\n", blind);
+	}
+	if (snap->hdr.ksyms_dropped)
+		fprintf(out, "Names: %u functions of module code freed while tracing were not "
+			"kept (store full): their frames show as [unknown]\n",
+			snap->hdr.ksyms_dropped);
 	fprintf(out, "Activity: %llu allocs seen, %llu frees seen, %llu recorded, "
 		"%llu frees matched, %llu filtered, %llu sampled out, "
 		"%llu live (index capacity %llu)\n",
@@ -167,8 +208,10 @@ static void print_allocs(FILE *out, const struct mt_snapshot *snap,
 			continue;
 		memcpy(comm, r->comm, MEMTRACE_COMM_LEN);
 		comm[MEMTRACE_COMM_LEN] = '\0';
-		fprintf(out, "\taddr = %llx size = %u pid = %u comm = %s age = %llu.%03llus\n",
-			(unsigned long long)report_addr(r->addr, r->kind), r->bytes_alloc, r->pid, comm,
+		fprintf(out, "\taddr = %llx size = %u requested = %u pid = %u comm = %s "
+			"age = %llu.%03llus\n",
+			(unsigned long long)report_addr(r->addr, r->kind), r->bytes_alloc,
+			r->bytes_req, r->pid, comm,
 			(unsigned long long)(age / 1000000000ULL),
 			(unsigned long long)(age / 1000000ULL % 1000ULL));
 	}
@@ -208,6 +251,101 @@ static void trend_tag(const struct report_ctx *ctx, const struct mt_snapshot *sn
 	}
 }
 
+bool report_stack_through(const struct mt_snapshot *snap, uint32_t stack_id,
+			  struct ksyms *ks, const char *module)
+{
+	const struct mt_stack *s = snapshot_stack(snap, stack_id);
+
+	for (uint32_t i = 0; s && i < s->nr_frames; i++)
+		if (ksyms_frame_in_module(ks, snap, s->epoch, s->ips[i], module))
+			return true;
+	return false;
+}
+
+struct unload_stack {
+	const struct stack_total *t;
+};
+
+static int unload_cmp(const void *a, const void *b)
+{
+	const struct stack_total *x = ((const struct unload_stack *)a)->t;
+	const struct stack_total *y = ((const struct unload_stack *)b)->t;
+
+	if (x->old_bytes != y->old_bytes)
+		return x->old_bytes < y->old_bytes ? -1 : 1;
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+/* One unloaded module: what its code allocated and nothing freed. */
+static int report_one_unload(FILE *out, const struct mt_snapshot *snap,
+			     const struct stack_total *totals, size_t nr_totals,
+			     const struct report_ctx *ctx, const struct mt_freed_sym *range)
+{
+	struct unload_stack *left = calloc(nr_totals ? nr_totals : 1, sizeof(*left));
+	uint64_t bytes = 0, count = 0;
+	size_t n = 0;
+
+	if (!left)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_totals; i++) {
+		const struct mt_stack *s = snapshot_stack(snap, totals[i].stack_id);
+
+		/*
+		 * Stacks made while the module was there, through its code (the
+		 * outstanding counts: -o applies, backing pages are not twice).
+		 */
+		if (!totals[i].old_count || !s || s->epoch >= range->freed_epoch ||
+		    !report_stack_through(snap, totals[i].stack_id, ctx->ksyms, range->module))
+			continue;
+		left[n++].t = &totals[i];
+		bytes += totals[i].old_bytes;
+		count += totals[i].old_count;
+	}
+	if (!n) {
+		fprintf(out, "[%s] Module %s unloaded: nothing allocated through its code is "
+			"still live.\n\n", ctx->timestamp, range->module);
+		free(left);
+		return 0;
+	}
+	qsort(left, n, sizeof(*left), unload_cmp);
+	fprintf(out, "[%s] Module %s unloaded: %llu bytes in %llu allocations made through "
+		"its code are still live:\n", ctx->timestamp, range->module,
+		(unsigned long long)bytes, (unsigned long long)count);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "\t%llu bytes in %llu allocations from stack\n",
+			(unsigned long long)left[i].t->old_bytes,
+			(unsigned long long)left[i].t->old_count);
+		report_stack(out, snap, left[i].t->stack_id, ctx->ksyms, NULL, "\t\t");
+	}
+	fputc('\n', out);
+	free(left);
+	return 0;
+}
+
+int report_module_unloads(FILE *out, const struct mt_snapshot *snap,
+			  const struct stack_total *totals, size_t nr_totals,
+			  const struct report_ctx *ctx, uint32_t *seen_epoch)
+{
+	uint32_t newest = *seen_epoch;
+	int ret = 0;
+
+	/* In the order the modules went. */
+	for (uint32_t epoch = *seen_epoch + 1; epoch <= snap->hdr.code_epoch && !ret; epoch++) {
+		for (size_t i = 0; i < snap->nr_freed_syms && !ret; i++) {
+			const struct mt_freed_sym *f = &snap->freed_syms[i];
+
+			if (f->freed_epoch != epoch || !(f->flags & MEMTRACE_KSYM_RANGE) ||
+			    (f->flags & MEMTRACE_KSYM_INIT))
+				continue;
+			if (!ctx->opts->module || !strcmp(ctx->opts->module, f->module))
+				ret = report_one_unload(out, snap, totals, nr_totals, ctx, f);
+		}
+		newest = epoch;
+	}
+	*seen_epoch = newest;
+	return ret;
+}
+
 int report_leaks(FILE *out, const struct mt_snapshot *snap,
 		 const struct stack_total *totals, size_t nr_totals,
 		 const struct report_ctx *ctx)
@@ -224,6 +362,9 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 	for (size_t i = 0; i < nr_totals; i++) {
 		if (totals[i].old_count == 0)
 			continue;	/* nothing outstanding from this stack */
+		if (o->module && ctx->ksyms &&
+		    !report_stack_through(snap, totals[i].stack_id, ctx->ksyms, o->module))
+			continue;
 		ranked[nr].t = &totals[i];
 		ranked[nr++].sort = o->sort;
 	}

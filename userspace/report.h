@@ -43,6 +43,20 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 		 const struct stack_total *totals, size_t nr_totals,
 		 const struct report_ctx *ctx);
 
+/* Whether a kernel stack has a frame in module's code (as it was then). */
+bool report_stack_through(const struct mt_snapshot *snap, uint32_t stack_id,
+			  struct ksyms *ks, const char *module);
+
+/*
+ * The module-leak check: for each module unloaded (its code freed) since
+ * code epoch *seen_epoch, "[HH:MM:SS] Module M unloaded: ..." and the
+ * stacks through its code, made before it went, still live; *seen_epoch
+ * moves to the snapshot's.  With --module, that module only.
+ */
+int report_module_unloads(FILE *out, const struct mt_snapshot *snap,
+			  const struct stack_total *totals, size_t nr_totals,
+			  const struct report_ctx *ctx, uint32_t *seen_epoch);
+
 /*
  * The frames of a stack, one per line, each line prefixed by indent:
  * symbolized by us (user mode) if given, else by ks.
@@ -52,5 +66,7 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 
 /* "Lost: ..." and "Activity: ..." lines, plus sampling and symbol notes. */
 void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms *ks);
+/* What MEMTRACE_BLIND_* bits leave unseen, in words. */
+void report_blind_str(uint32_t blind, char *buf, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -45,12 +46,18 @@ void session_build_config(const struct mt_options *o, uint32_t events,
 	memcpy(cfg->caches, o->caches, sizeof(cfg->caches));
 	if (o->trace)
 		cfg->flags |= MEMTRACE_CFG_TRACE;
+	cfg->tgid = o->by_pid;
+	if (o->by_comm)
+		snprintf(cfg->comm, sizeof(cfg->comm), "%s", o->by_comm);
+	/* --by-cgroup: the caller opens the directory and sets cgroup_fd. */
 }
 
 static uint32_t wanted_events(const struct mt_options *o)
 {
 	if (o->mode == MT_MODE_USER)
 		return MEMTRACE_EV_USER;
+	if (o->events)
+		return o->events;
 	if (o->mode == MT_MODE_SLAB)
 		return MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE;
 	if (o->percpu)
@@ -72,6 +79,15 @@ static void explain_config_error(const struct mt_options *o, int ret,
 	if (ret == -EOPNOTSUPP) {
 		fprintf(stderr, PROG ": the module cannot trace the requested allocations "
 			"on this kernel (%s)\n", err->msg);
+		return;
+	}
+	if (ret == -ESRCH && o->by_pid) {
+		fprintf(stderr, PROG ": --by-pid %d: no such process\n", o->by_pid);
+		return;
+	}
+	if (o->by_cgroup && (ret == -EBADF || ret == -ENOTDIR || ret == -EINVAL)) {
+		fprintf(stderr, PROG ": --by-cgroup %s: not a cgroup v2 directory (%s)\n",
+			o->by_cgroup, err->msg);
 		return;
 	}
 	if (o->nr_caches && (ret == -ENOENT || ret == -EINVAL) &&
@@ -168,6 +184,7 @@ struct session {
 	struct trend_table *trend;
 	struct slab_state *slab;
 	uint32_t wanted;
+	uint32_t unloads_seen;		/* kernel mode: module code epoch reported */
 	bool warned_ksyms, warned_events;
 };
 
@@ -312,6 +329,9 @@ static int report_once(struct session *s)
 		ret = aggregate_by_stack(&snap, report_kind_mask(o), &totals, &nr_totals);
 		if (!ret)
 			ret = trend_update(s->trend, totals, nr_totals);
+		if (!ret && o->mode == MT_MODE_KERNEL_LEAKS)
+			ret = report_module_unloads(stdout, &snap, totals, nr_totals, &ctx,
+						    &s->unloads_seen);
 		if (!ret)
 			ret = report_leaks(stdout, &snap, totals, nr_totals, &ctx);
 		if (!ret && final)
@@ -374,6 +394,12 @@ static int setup(struct session *s, const sigset_t *signals)
 			"(memtrace.ko %s has no trace ring)\n", s->dev.version.module_version);
 		return -EOPNOTSUPP;
 	}
+	if ((o->by_pid || o->by_comm || o->by_cgroup) &&
+	    !(s->dev.version.features & MEMTRACE_FEAT_TASK_FILTERS)) {
+		fprintf(stderr, PROG ": --by-pid, --by-comm, --by-cgroup: not supported by this "
+			"module (memtrace.ko %s filters no tasks)\n", s->dev.version.module_version);
+		return -EOPNOTSUPP;
+	}
 	s->wanted = wanted_events(o);
 	features = s->dev.version.features;
 	/* A module that reports no features yet attaches at start: the
@@ -397,8 +423,19 @@ static int setup(struct session *s, const sigset_t *signals)
 		s->wanted &= features;
 	}
 	session_build_config(o, s->wanted, &cfg);
+	if (o->by_cgroup) {
+		cfg.cgroup_fd = open(o->by_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cfg.cgroup_fd < 0) {
+			fprintf(stderr, PROG ": --by-cgroup %s: %s\n", o->by_cgroup, strerror(errno));
+			return -errno;
+		}
+		cfg.flags |= MEMTRACE_CFG_CGROUP;
+	}
 	ret = device_configure(&s->dev, &cfg, &err);
-	if (ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP) {
+	if (o->by_cgroup)
+		close(cfg.cgroup_fd);
+	if (ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ESRCH ||
+	    ret == -EBADF || ret == -ENOTDIR) {
 		explain_config_error(o, ret, &err);
 		return ret;
 	}

@@ -8,6 +8,7 @@
  * object, and their sampling estimates apply.
  */
 #include "slabview.h"
+#include "slabalias.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -45,7 +46,8 @@ void slab_state_free(struct slab_state *st)
 void slabview_preamble(FILE *out)
 {
 	fprintf(out, "Attaching to kernel slab allocators, Ctrl+C to quit.\n");
-	fprintf(out, "Caches merged by SLUB appear under the name the kernel gives the merged cache.\n");
+	fprintf(out, "Caches merged by SLUB appear under the name the kernel gives the merged cache, "
+		"with their other names.\n");
 	fprintf(out, "Objects and bytes count the allocations traced since memtrace started, "
 		"not whole caches.\n");
 }
@@ -276,7 +278,7 @@ int slabview_report(FILE *out, const struct mt_snapshot *snap, struct slab_state
 	for (size_t i = 0; i < shown; i++) {
 		const struct cache_line *l = &lines[i];
 		const struct slab_row *c = l->now ? l->now : l->prev;
-		char objsize[16];
+		char objsize[16], aliases[512];
 
 		if (c->object_size)
 			snprintf(objsize, sizeof(objsize), "%u", c->object_size);
@@ -285,6 +287,8 @@ int slabview_report(FILE *out, const struct mt_snapshot *snap, struct slab_state
 		fprintf(out, "%-31s %8s %11llu %13llu %+11" PRId64 " %+13" PRId64 "\n", c->name,
 			objsize, (unsigned long long)(l->now ? l->now->count : 0),
 			(unsigned long long)(l->now ? l->now->bytes : 0), l->d_count, l->d_bytes);
+		if (slab_aliases(c->name, aliases, sizeof(aliases)))
+			fprintf(out, "\t(merged with: %s)\n", aliases);
 		/* Even a cache that shrank overall can hide a stack that grows. */
 		if (l->now)
 			print_growth(out, snap, st, rows, nr_rows, c->name, ctx->ksyms);

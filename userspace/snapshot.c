@@ -130,6 +130,7 @@ static int parse_stacks(const uint8_t *buf, const struct memtrace_snap_header *h
 
 				s->id = rec.id;
 				s->nr_frames = rec.nr_frames;
+				s->epoch = rec.epoch;
 				s->ips = snap->frames + frame_at;
 				memcpy(snap->frames + frame_at, buf + pos + h->stack_rec_size,
 				       frames_bytes);
@@ -185,12 +186,92 @@ static int parse_caches(struct mt_snapshot *snap, struct mt_err *err)
 	return 0;
 }
 
+static int freed_sym_cmp(const void *a, const void *b)
+{
+	const struct mt_freed_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->freed_epoch < y->freed_epoch ? -1 : x->freed_epoch > y->freed_epoch;
+}
+
+/*
+ * The names of freed module code: variable-length records (ksym_rec_size
+ * bytes, then the NUL-terminated name and module), each 8-aligned.  Two
+ * passes, as for stacks: validate and measure, then copy.
+ */
+static int parse_ksyms(const uint8_t *buf, const struct memtrace_snap_header *h,
+		       struct mt_snapshot *snap, struct section *sec, struct mt_err *err)
+{
+	size_t names_len = 0, name_at = 0;
+	uint64_t pos = h->ksyms_off;
+
+	sec->name = "module symbol";
+	sec->off = h->ksyms_off;
+	sec->len = 0;
+	if (h->nr_ksyms == 0)
+		return 0;
+	if (h->ksym_rec_size < sizeof(struct memtrace_ksym_rec))
+		return BAD(err, "module symbol record size %u is smaller than this reader's %zu",
+			   h->ksym_rec_size, sizeof(struct memtrace_ksym_rec));
+	if (h->ksyms_off < sizeof(*h) || h->ksyms_off % 8)
+		return BAD(err, "module symbol section offset %llu is inside the header or not 8-aligned",
+			   (unsigned long long)h->ksyms_off);
+	for (int pass = 0; pass < 2; pass++) {
+		pos = h->ksyms_off;
+		for (uint32_t i = 0; i < h->nr_ksyms; i++) {
+			struct memtrace_ksym_rec rec;
+			const char *name, *module;
+			uint64_t end;
+
+			if (!mt_add_ok(pos, h->ksym_rec_size, &end) || end > h->used)
+				return BAD(err, "module symbol %u at offset %llu runs past the end",
+					   i, (unsigned long long)pos);
+			memcpy(&rec, buf + pos, sizeof(rec));
+			name = (const char *)buf + end;
+			module = name + rec.name_len + 1;
+			if (!mt_add_ok(end, (uint64_t)rec.name_len + rec.module_len + 2, &end) ||
+			    end > h->used || name[rec.name_len] || module[rec.module_len] ||
+			    memchr(name, '\0', rec.name_len) || memchr(module, '\0', rec.module_len))
+				return BAD(err, "module symbol %u has a malformed name", i);
+			if (pass == 0) {
+				names_len += rec.name_len + rec.module_len + 2;
+			} else {
+				struct mt_freed_sym *f = &snap->freed_syms[i];
+
+				f->start = rec.start;
+				f->size = rec.size;
+				f->freed_epoch = rec.freed_epoch;
+				f->flags = rec.flags;
+				f->name = memcpy(snap->freed_names + name_at, name,
+						 rec.name_len + 1);
+				name_at += rec.name_len + 1;
+				f->module = memcpy(snap->freed_names + name_at, module,
+						   rec.module_len + 1);
+				name_at += rec.module_len + 1;
+			}
+			pos = mt_align_up(end, 8);
+		}
+		if (pass == 0) {
+			snap->freed_syms = calloc(h->nr_ksyms, sizeof(*snap->freed_syms));
+			snap->freed_names = malloc(names_len ? names_len : 1);
+			if (!snap->freed_syms || !snap->freed_names)
+				return mt_errf(err, ENOMEM, "out of memory for %u module symbols",
+					       h->nr_ksyms);
+		}
+	}
+	sec->len = (pos > h->used ? h->used : pos) - h->ksyms_off;
+	snap->nr_freed_syms = h->nr_ksyms;
+	qsort(snap->freed_syms, snap->nr_freed_syms, sizeof(*snap->freed_syms), freed_sym_cmp);
+	return 0;
+}
+
 int snapshot_parse(const void *buffer, size_t len, struct mt_snapshot *snap,
 		   struct mt_err *err)
 {
 	const uint8_t *buf = buffer;
 	struct memtrace_snap_header *h = &snap->hdr;
-	struct section secs[4];
+	struct section secs[5];
 	int ret;
 
 	memset(snap, 0, sizeof(*snap));
@@ -217,6 +298,8 @@ int snapshot_parse(const void *buffer, size_t len, struct mt_snapshot *snap,
 	if (!ret)
 		ret = check_array("cache", h->caches_off, h->nr_caches, h->cache_rec_size,
 				  sizeof(struct memtrace_cache_rec), h->used, &secs[3], err);
+	if (!ret)
+		ret = parse_ksyms(buf, h, snap, &secs[4], err);
 	if (!ret)
 		ret = check_overlaps(secs, MT_ARRAY_SIZE(secs), err);
 	if (ret)
@@ -252,6 +335,11 @@ void snapshot_free(struct mt_snapshot *snap)
 	free(snap->stats);
 	free(snap->allocs);
 	free(snap->caches);
+	free(snap->freed_syms);
+	free(snap->freed_names);
+	snap->freed_syms = NULL;
+	snap->freed_names = NULL;
+	snap->nr_freed_syms = 0;
 	snap->stacks = NULL;
 	snap->frames = NULL;
 	snap->stats = NULL;

@@ -17,7 +17,22 @@
 struct mt_stack {
 	uint32_t id;
 	uint32_t nr_frames;
+	uint32_t epoch;		/* the module-code epoch it was stored in */
 	const uint64_t *ips;	/* innermost first; into mt_snapshot.frames */
+};
+
+/*
+ * A function (or, with MEMTRACE_KSYM_RANGE, the whole text) of module code
+ * that was freed while tracing, at freed_epoch: it names the frames of
+ * stacks stored before then (epoch < freed_epoch).
+ */
+struct mt_freed_sym {
+	uint64_t start;
+	uint32_t size;
+	uint32_t freed_epoch;
+	uint32_t flags;		/* MEMTRACE_KSYM_* */
+	const char *name;	/* into mt_snapshot.freed_names */
+	const char *module;
 };
 
 struct mt_snapshot {
@@ -31,6 +46,9 @@ struct mt_snapshot {
 	size_t nr_allocs;
 	struct memtrace_cache_rec *caches;	/* sorted by id */
 	size_t nr_caches;
+	struct mt_freed_sym *freed_syms;	/* sorted by start */
+	size_t nr_freed_syms;
+	char *freed_names;
 };
 
 /*

@@ -18,6 +18,10 @@ const char *tracefmt_kind(uint8_t kind)
 		[MEMTRACE_KIND_SLAB_PAGE] = "slab-page",
 		[MEMTRACE_KIND_USER] = "malloc",
 		[MEMTRACE_KIND_USER_MMAP] = "mmap",
+		[MEMTRACE_KIND_VMALLOC] = "vmalloc",
+		[MEMTRACE_KIND_VMALLOC_PAGE] = "vmalloc-page",
+		[MEMTRACE_KIND_PERCPU_PAGE] = "percpu-page",
+		[MEMTRACE_KIND_KMALLOC_PAGE] = "kmalloc-page",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "?";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "snapbuild.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,29 @@ void sb_cache(struct snapbuild *sb, uint16_t id, const char *name, uint32_t obje
 	strncpy(r->name, name, sizeof(r->name) - 1);
 }
 
+void sb_ksym(struct snapbuild *sb, uint64_t start, uint32_t size, uint32_t freed_epoch,
+	     uint32_t flags, const char *name, const char *module)
+{
+	struct sb_ksym *k = &sb->ksyms[sb->nr_ksyms++];
+
+	memset(k, 0, sizeof(*k));
+	k->rec.start = start;
+	k->rec.size = size;
+	k->rec.freed_epoch = freed_epoch;
+	k->rec.flags = flags;
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	snprintf(k->module, sizeof(k->module), "%s", module);
+	k->rec.name_len = (uint16_t)strlen(k->name);
+	k->rec.module_len = (uint16_t)strlen(k->module);
+}
+
+void sb_stack_epoch(struct snapbuild *sb, uint32_t id, uint32_t epoch)
+{
+	for (unsigned int i = 0; i < sb->nr_stacks; i++)
+		if (sb->stacks[i].id == id)
+			sb->stacks[i].epoch = epoch;
+}
+
 static size_t put(uint8_t *buf, size_t at, const void *rec, size_t size, size_t extra)
 {
 	memcpy(buf + at, rec, size);
@@ -82,7 +106,8 @@ uint8_t *sb_build(struct snapbuild *sb, size_t *len)
 	size_t alloc_rec = sizeof(struct memtrace_alloc_rec) + sb->extra_alloc;
 	size_t cache_rec = sizeof(struct memtrace_cache_rec) + sb->extra_cache;
 	size_t cap = sizeof(*h) + 64 + sb->nr_stacks * (stack_rec + 8 + MEMTRACE_MAX_FRAMES * 8) +
-		sb->nr_stats * stat_rec + sb->nr_allocs * alloc_rec + sb->nr_caches * cache_rec;
+		sb->nr_stats * stat_rec + sb->nr_allocs * alloc_rec + sb->nr_caches * cache_rec +
+		sb->nr_ksyms * (sizeof(struct memtrace_ksym_rec) + 136);
 	uint8_t *buf = calloc(1, cap);
 	size_t at = (sizeof(*h) + 7) & ~(size_t)7;
 
@@ -95,7 +120,8 @@ uint8_t *sb_build(struct snapbuild *sb, size_t *len)
 	h->nr_stacks = sb->nr_stacks;
 	for (unsigned int i = 0; i < sb->nr_stacks; i++) {
 		struct memtrace_stack_rec rec = { .id = sb->stacks[i].id,
-						  .nr_frames = sb->stacks[i].nr };
+						  .nr_frames = sb->stacks[i].nr,
+						  .epoch = sb->stacks[i].epoch };
 
 		at = put(buf, at, &rec, sizeof(rec), sb->extra_stack);
 		at = put(buf, at, sb->stacks[i].ips, sb->stacks[i].nr * 8, 0);
@@ -113,6 +139,16 @@ uint8_t *sb_build(struct snapbuild *sb, size_t *len)
 	h->nr_caches = sb->nr_caches;
 	for (unsigned int i = 0; i < sb->nr_caches; i++)
 		at = put(buf, at, &sb->caches[i], sizeof(sb->caches[i]), sb->extra_cache);
+	at = (at + 7) & ~(size_t)7;
+	h->ksyms_off = at;
+	h->nr_ksyms = sb->nr_ksyms;
+	h->ksym_rec_size = sizeof(struct memtrace_ksym_rec);
+	for (unsigned int i = 0; i < sb->nr_ksyms; i++) {
+		at = put(buf, at, &sb->ksyms[i].rec, sizeof(sb->ksyms[i].rec), 0);
+		at = put(buf, at, sb->ksyms[i].name, sb->ksyms[i].rec.name_len + 1, 0);
+		at = put(buf, at, sb->ksyms[i].module, sb->ksyms[i].rec.module_len + 1, 0);
+		at = (at + 7) & ~(size_t)7;
+	}
 	h->used = at;
 	memcpy(buf, h, sizeof(*h));
 	*len = at;

@@ -16,7 +16,7 @@
 
 struct snapbuild {
 	struct memtrace_snap_header hdr;	/* counters/config; layout filled by sb_build */
-	struct { uint32_t id, nr; uint64_t ips[MEMTRACE_MAX_FRAMES]; } stacks[SB_MAX];
+	struct { uint32_t id, nr, epoch; uint64_t ips[MEMTRACE_MAX_FRAMES]; } stacks[SB_MAX];
 	unsigned int nr_stacks;
 	struct memtrace_stat_rec stats[SB_MAX];
 	unsigned int nr_stats;
@@ -24,6 +24,8 @@ struct snapbuild {
 	unsigned int nr_allocs;
 	struct memtrace_cache_rec caches[SB_MAX];
 	unsigned int nr_caches;
+	struct sb_ksym { struct memtrace_ksym_rec rec; char name[64], module[64]; } ksyms[SB_MAX];
+	unsigned int nr_ksyms;
 	/* A newer module's records are longer: extra bytes (filled with 0xAA). */
 	unsigned int extra_stack, extra_stat, extra_alloc, extra_cache;
 };
@@ -36,6 +38,11 @@ struct memtrace_alloc_rec *sb_alloc(struct snapbuild *sb, uint64_t addr, uint64_
 				    uint32_t stack_id, uint32_t bytes, uint32_t pid,
 				    const char *comm, uint8_t kind);
 void sb_cache(struct snapbuild *sb, uint16_t id, const char *name, uint32_t object_size);
+/* A function (or, name "", a range) of module code freed at freed_epoch. */
+void sb_ksym(struct snapbuild *sb, uint64_t start, uint32_t size, uint32_t freed_epoch,
+	     uint32_t flags, const char *name, const char *module);
+/* The code epoch a stack was stored in (0 by default). */
+void sb_stack_epoch(struct snapbuild *sb, uint32_t id, uint32_t epoch);
 
 /* Lays the buffer out (malloc'd, *len bytes); header fields for layout set. */
 uint8_t *sb_build(struct snapbuild *sb, size_t *len);

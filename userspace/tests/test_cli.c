@@ -121,8 +121,41 @@ static void test_help_version(void)
 	      "usage text lists the options");
 }
 
+/* Kernel mode's task filters, --module and --events, and their config. */
+static void test_kernel_filters(void)
+{
+	struct mt_options o;
+	struct memtrace_config cfg;
+	struct mt_err e;
+	int r = PARSE(&o, &e, "--by-pid", "42", "--by-comm", "kworker/0:1", "--by-cgroup",
+		      "/sys/fs/cgroup/db", "--module", "ext4", "--events", "kmalloc,vmalloc");
+
+	session_build_config(&o, o.events, &cfg);
+	check(r == 0 && o.mode == MT_MODE_KERNEL_LEAKS && o.by_pid == 42 &&
+	      !strcmp(o.by_comm, "kworker/0:1") && !strcmp(o.by_cgroup, "/sys/fs/cgroup/db") &&
+	      !strcmp(o.module, "ext4") &&
+	      o.events == (MEMTRACE_EV_KMALLOC | MEMTRACE_EV_VMALLOC) &&
+	      cfg.tgid == 42 && !strcmp(cfg.comm, "kworker/0:1") &&
+	      cfg.events == (MEMTRACE_EV_KMALLOC | MEMTRACE_EV_VMALLOC) &&
+	      !(cfg.flags & MEMTRACE_CFG_CGROUP),
+	      "cli takes --by-pid, --by-comm, --by-cgroup, --module, --events into the config");
+	r = PARSE(&o, &e, "--events", "all");
+	check(r == 0 && o.events == MEMTRACE_EV_ALL, "cli takes --events all");
+}
+
 void cli_tests(void)
 {
+	test_kernel_filters();
+	EXPECT_ERROR("--by-comm 'averyveryverylongname'", "--by-comm", "averyveryverylongname");
+	EXPECT_ERROR("--by-comm '': a task name is 1 to 15", "--by-comm", "");
+	EXPECT_ERROR("invalid PID (--by-pid) 'x'", "--by-pid", "x");
+	EXPECT_ERROR("--by-cgroup needs a cgroup directory", "--by-cgroup", "");
+	EXPECT_ERROR("--module selects stacks of --kernel-leaks, not --slab", "--slab", "--module", "x");
+	EXPECT_ERROR("--events 'slab'", "--events", "slab");
+	EXPECT_ERROR("--events 'kmalloc,,x'", "--events", "kmalloc,,x");
+	EXPECT_ERROR("--by-pid applies to kernel allocations, not to -p/-c", "-p", "1", "--by-pid", "2");
+	EXPECT_ERROR("--events applies to kernel allocations", "-c", "true", "--events", "page");
+	EXPECT_ERROR("-P is --events percpu", "-P", "--events", "page");
 	test_defaults();
 	test_full_kernel_leaks();
 	test_config();

@@ -203,8 +203,108 @@ static void test_empty(void)
 	free(text);
 }
 
+/*
+ * Module code freed while tracing: init code after a module's init, a
+ * module's core at unload, then another module loaded at its address.
+ * Frames of stacks made before the code went are named from the freed
+ * functions; later stacks from kallsyms; the unload is reported.
+ */
+static void build_freed(void)
+{
+	static const uint64_t s1[] = { 0xffffffffc0d00030ULL, 0xffffffffc0d00090ULL,
+				       0xffffffffc0a00110ULL };
+	static const uint64_t s2[] = { 0xffffffffc0b00010ULL, 0xffffffff81100020ULL };
+
+	sb_init(&sb);
+	sb.hdr.state = MEMTRACE_STATE_TRACING;
+	sb.hdr.now_ns = 100ULL * 1000000000ULL;
+	sb.hdr.code_epoch = 2;
+	sb_stack(&sb, 8, 3, s1);
+	sb_stack(&sb, 16, 2, s2);
+	sb_stack(&sb, 24, 2, s2);
+	sb_stack_epoch(&sb, 16, 1);
+	sb_stack_epoch(&sb, 24, 2);
+	sb_stat(&sb, 8, 0, MEMTRACE_KIND_KMALLOC, 1, 512);
+	sb_stat(&sb, 16, 0, MEMTRACE_KIND_KMALLOC, 4, 1024);
+	sb_stat(&sb, 24, 0, MEMTRACE_KIND_KMALLOC, 2, 64);
+	/* memtrace_leaker's init code, freed at epoch 1 */
+	sb_ksym(&sb, 0xffffffffc0d00000ULL, 0x100, 1, MEMTRACE_KSYM_INIT | MEMTRACE_KSYM_RANGE,
+		"", "memtrace_leaker");
+	sb_ksym(&sb, 0xffffffffc0d00000ULL, 0x40, 1, MEMTRACE_KSYM_INIT, "leaker_init",
+		"memtrace_leaker");
+	/* gone_mod unloaded at epoch 2; other_mod now lives at its address */
+	sb_ksym(&sb, 0xffffffffc0b00000ULL, 0x1000, 2, MEMTRACE_KSYM_RANGE, "", "gone_mod");
+	sb_ksym(&sb, 0xffffffffc0b00000ULL, 0x80, 2, 0, "gone_fn", "gone_mod");
+}
+
+static void test_freed_code(void)
+{
+	struct report_ctx ctx = { 0 };
+	struct stack_total *totals = NULL;
+	struct mt_snapshot snap;
+	struct mt_options o;
+	struct mt_err err;
+	size_t len, nr = 0, size = 0;
+	uint8_t *buf;
+	uint32_t seen = 0;
+	char *text = NULL;
+	FILE *out;
+	bool ok;
+
+	build_freed();
+	buf = sb_build(&sb, &len);
+	cli_defaults(&o);
+	o.older_ms = 0;
+	ctx.opts = &o;
+	snprintf(ctx.timestamp, sizeof(ctx.timestamp), "12:34:56");
+	ctx.ksyms = ksyms_new(fixture_path("kallsyms-basic.txt"));
+	if (snapshot_parse(buf, len, &snap, &err) || ksyms_reload(ctx.ksyms, &err)) {
+		check(false, "freed code: setup failed: %s", err.msg);
+		goto out;
+	}
+	aggregate_by_stack(&snap, report_kind_mask(&o), &totals, &nr);
+	out = open_memstream(&text, &size);
+	report_module_unloads(out, &snap, totals, nr, &ctx, &seen);
+	report_leaks(out, &snap, totals, nr, &ctx);
+	fclose(out);
+	ok = strstr(text, "\t\tleaker_init+0x30 [memtrace_leaker]\n"
+			  "\t\t0xffffffffc0d00090 [memtrace_leaker init]\n"
+			  "\t\tmemtrace_leaker_work+0x10 [memtrace_leaker]\n") != NULL;
+	check(ok, "a frame in freed init code is named from the module's own symbols, "
+	      "or its module where no function covers it");
+	ok = strstr(text, "\t1024 bytes in 4 allocations from stack\n"
+			  "\t\tgone_fn+0x10 [gone_mod]\n") &&
+	     strstr(text, "\t64 bytes in 2 allocations from stack\n"
+			  "\t\tother_fn+0x10 [other_mod]\n");
+	check(ok, "the same address is the unloaded module's for a stack made before, "
+	      "the new module's for one made after");
+	ok = strstr(text, "[12:34:56] Module gone_mod unloaded: 1024 bytes in 4 allocations "
+			  "made through its code are still live:\n"
+			  "\t1024 bytes in 4 allocations from stack\n"
+			  "\t\tgone_fn+0x10 [gone_mod]\n") && seen == 2 &&
+	     !strstr(text, "Module memtrace_leaker unloaded");
+	check(ok, "an unloaded module is reported with what its code left, once");
+	if (!ok)
+		diag("%s", text);
+	free(text);
+	text = NULL;
+	out = open_memstream(&text, &size);
+	o.module = "gone_mod";
+	report_leaks(out, &snap, totals, nr, &ctx);
+	fclose(out);
+	check(strstr(text, "gone_fn+0x10") && !strstr(text, "leaker_init") &&
+	      !strstr(text, "other_fn"), "--module keeps the stacks through that module's code");
+	free(text);
+	free(totals);
+	snapshot_free(&snap);
+out:
+	ksyms_free(ctx.ksyms);
+	free(buf);
+}
+
 void report_tests(void)
 {
+	test_freed_code();
 	test_default();
 	test_show_allocs();
 	test_combined_sampled_trend();

@@ -3,9 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "slabview.h"
+#include "slabalias.h"
 #include "snapbuild.h"
 
 static struct snapbuild sb;
@@ -67,6 +70,43 @@ static char *render(struct slab_state *st, struct ksyms *ks, unsigned int interv
 	return text;
 }
 
+/* SLUB's sysfs of merged caches: names linking to one ":0000064" directory. */
+static void test_aliases(void)
+{
+	char root[] = "/tmp/memtrace-slab-XXXXXX", path[256], buf[256];
+	static const char *const links[] = { "kmalloc-64", "foo_cache", "bar" };
+	bool ok;
+
+	if (!mkdtemp(root)) {
+		check(false, "slab aliases: cannot make a temporary directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/:0000064", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/dentry", root);
+	mkdir(path, 0755);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, links[i]);
+		if (symlink(":0000064", path))
+			check(false, "slab aliases: cannot make a symlink");
+	}
+	setenv(SLABALIAS_ROOT_ENV, root, 1);
+	ok = slab_aliases("kmalloc-64", buf, sizeof(buf)) == 2 && !strcmp(buf, "bar, foo_cache");
+	ok = ok && slab_aliases("dentry", buf, sizeof(buf)) == 0 && !buf[0];
+	ok = ok && slab_aliases("no_such_cache", buf, sizeof(buf)) == 0;
+	check(ok, "slab aliases: the other names of a merged cache, none for an unmerged one");
+	unsetenv(SLABALIAS_ROOT_ENV);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, links[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/:0000064", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/dentry", root);
+	rmdir(path);
+	rmdir(root);
+}
+
 void slabview_tests(void)
 {
 	struct slab_state *st = slab_state_new();
@@ -76,6 +116,9 @@ void slabview_tests(void)
 	size_t size = 0;
 	FILE *out;
 
+	test_aliases();
+	/* The golden report has no merged caches, whatever this host has. */
+	setenv(SLABALIAS_ROOT_ENV, "/nonexistent", 1);
 	ksyms_reload(ks, &err);
 	one = render(st, ks, 1);
 	two = render(st, ks, 2);
@@ -86,6 +129,7 @@ void slabview_tests(void)
 	fclose(out);
 	check(same_as_golden(both, "slab-two-intervals.txt"),
 	      "slab view: per-cache totals, changes since the last interval, top growing stacks");
+	unsetenv(SLABALIAS_ROOT_ENV);
 	free(one);
 	free(two);
 	free(both);

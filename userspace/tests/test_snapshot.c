@@ -128,14 +128,14 @@ REJECTS(short_stat_records, EBADMSG, "stat record size", h.stat_rec_size = 8)
 REJECTS(misaligned_stacks, EBADMSG, "8-aligned", h.stacks_off += 4)
 REJECTS(too_many_stacks, EBADMSG, "runs past the end", h.nr_stacks = 100)
 REJECTS(stack_frames_past_end, EBADMSG, "runs past the end",
-	{ struct memtrace_stack_rec r = { 8, 1000000 };
+	{ struct memtrace_stack_rec r = { .id = 8, .nr_frames = 1000000 };
 	  memcpy(buf + h.stacks_off, &r, sizeof(r)); })
 REJECTS(reserved_stack_id, EBADMSG, "reserved id 0",
-	{ struct memtrace_stack_rec r = { 0, 3 };
+	{ struct memtrace_stack_rec r = { .id = 0, .nr_frames = 3 };
 	  memcpy(buf + h.stacks_off, &r, sizeof(r)); })
 REJECTS(duplicate_stack_id, EBADMSG, "appears twice",
-	{ struct memtrace_stack_rec r = { 8, 1 };
-	  memcpy(buf + h.stacks_off + 8 + 3 * 8, &r, sizeof(r)); })
+	{ struct memtrace_stack_rec r = { .id = 8, .nr_frames = 1 };
+	  memcpy(buf + h.stacks_off + sizeof(r) + 3 * 8, &r, sizeof(r)); })
 REJECTS(unterminated_cache_name, EBADMSG, "without a terminating NUL",
 	memset(buf + h.caches_off + offsetof(struct memtrace_cache_rec, name), 'x',
 	       MEMTRACE_NAME_LEN))
