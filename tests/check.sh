@@ -150,6 +150,11 @@ if wants build; then
 				tests/guest/build-test-module.sh "/lib/modules/$kv/build" "$B/testkmod-$kv" &&
 				TKO_OK[$l]=1
 		fi
+		# ext4 on a loop device for the soak (tests/e2e/60-soak.sh).
+		rm -rf "$B/guest-kmods-$kv"
+		build "Debian's ext4 and loop modules for the $kv guest" "$LOGS/stage-kmods-$kv.log" 120 \
+			tests/guest/stage-kmods.sh "/lib/modules/$kv" "$B/guest-kmods-$kv" \
+			ext4 loop crc32c_generic
 	done
 	PROGS_OK=
 	if [ -f tests/progs/Makefile ]; then
@@ -166,6 +171,12 @@ if wants build; then
 		build "Memcheck summary of fibonacci 5 50" "$LOGS/memcheck-fibonacci.log" 300 \
 			tests/progs/memcheck-expected.sh -o "$B/guest-data/fibonacci.memcheck" "$B/progs/fibonacci" 5 50
 	fi
+	# An empty ext4 file system for the soak, small compressed.
+	mkdir -p "$B/guest-data"
+	build "ext4 image for the soak" "$LOGS/soak-ext4.log" 120 sh -c \
+		"rm -f '$B/soak-ext4.img' && truncate -s 48M '$B/soak-ext4.img' &&
+		 mkfs.ext4 -q -F '$B/soak-ext4.img' && gzip -c '$B/soak-ext4.img' >'$B/guest-data/soak-ext4.img.gz' &&
+		 rm -f '$B/soak-ext4.img'"
 fi
 
 # -------------------------------------------------------------- c. debug
@@ -239,6 +250,7 @@ if wants guest; then
 		if [ -n "${TKO_OK[$l]:-}" ] || { ! wants build && [ "$l" != debug ]; }; then
 			[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
 		fi
+		[ -d "$B/guest-kmods-$kv" ] && args+=(--ko-dir "$B/guest-kmods-$kv")
 		[ -d "$B/user" ] && args+=(--bin-dir "$B/user")
 		[ -d "$B/progs" ] && args+=(--bin-dir "$B/progs")
 		[ -d "$B/guest-data" ] && args+=(--data-dir "$B/guest-data")

@@ -119,22 +119,30 @@ kmsg() {
 	echo "<6>$*" >/dev/kmsg 2>/dev/null || :
 }
 
-# start_kernel_reader OUT LABEL ARGS...: memtrace-read --kernel-leaks ARGS
+# start_memtrace_read OUT LABEL ARGS...: memtrace-read ARGS (a kernel mode)
 # in the background, its output in OUT (emptied first: an earlier reader's
 # "Attaching" line is not taken for this one's); READER is its pid.  Waits
 # until it has attached; else reports "not ok - LABEL", kills it and
 # returns 1.
-start_kernel_reader() {
+start_memtrace_read() {
 	_out=$1 _label=$2
 	shift 2
 	rm -f "$_out"
-	memtrace-read --kernel-leaks "$@" >"$_out" 2>&1 &
+	memtrace-read "$@" >"$_out" 2>&1 &
 	READER=$!
-	if ! wait_for 60 grep -q "Attaching to kernel allocators" "$_out"; then
+	if ! wait_for 60 grep -q "^Attaching to kernel" "$_out"; then
 		not_ok "$_label" "$(cat "$_out")"
 		kill -KILL "$READER" 2>/dev/null
 		return 1
 	fi
+}
+
+# start_kernel_reader OUT LABEL ARGS...: start_memtrace_read with
+# --kernel-leaks ARGS.
+start_kernel_reader() {
+	_skr_out=$1 _skr_label=$2
+	shift 2
+	start_memtrace_read "$_skr_out" "$_skr_label" --kernel-leaks "$@"
 }
 
 # The last report of a memtrace-read output, one stack a line:

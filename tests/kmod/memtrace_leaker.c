@@ -16,7 +16,10 @@
  * apart (the page and percpu reports are checked on their own):
  *   - nr_pages alloc_pages(page_order) in leaker_page_leak(), kept;
  *   - nr_percpu __alloc_percpu(percpu_size) in leaker_percpu_leak(), kept.
- * Writing to 'free' frees what is kept; unloading frees everything.
+ * Writing to 'free' frees what is kept; unloading frees everything, and
+ * what other test modules gave it with memtrace_leaker_adopt() (their
+ * allocations left behind when they unload: leaks, for memtrace, of a
+ * module that is gone).
  */
 #define pr_fmt(fmt) "memtrace_leaker: " fmt
 
@@ -28,6 +31,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+
+#include "memtrace_leaker.h"
 
 #define LEAKER_MAX_KEPT		4096
 #define LEAKER_MAX_IRQ		256
@@ -62,6 +67,22 @@ static void __percpu *kept_percpu[LEAKER_MAX_PAGES];
 static uint nr_kept_percpu;
 
 static DEFINE_MUTEX(leaker_lock);
+
+#define LEAKER_MAX_ADOPTED	64
+static void *adopted[LEAKER_MAX_ADOPTED];
+static uint nr_adopted;
+static DEFINE_SPINLOCK(adopt_lock);
+
+void memtrace_leaker_adopt(void *obj)
+{
+	spin_lock(&adopt_lock);
+	if (nr_adopted < LEAKER_MAX_ADOPTED)
+		adopted[nr_adopted++] = obj;
+	else
+		kfree(obj);
+	spin_unlock(&adopt_lock);
+}
+EXPORT_SYMBOL_GPL(memtrace_leaker_adopt);
 static struct kmem_cache *leaker_cache;
 static void *kept_kmalloc[LEAKER_MAX_KEPT];
 static void *kept_objs[LEAKER_MAX_KEPT];
@@ -273,6 +294,8 @@ static void __exit leaker_exit(void)
 	leaker_free_all(hardirq_bufs, &nr_hardirq_bufs);
 	leaker_free_all(softirq_bufs, &nr_softirq_bufs);
 	leaker_free_kept();
+	while (nr_adopted)
+		kfree(adopted[--nr_adopted]);
 	kmem_cache_destroy(leaker_cache);
 }
 

@@ -1,0 +1,192 @@
+#!/bin/sh
+# The kernel leak report against oracles no one here wrote, and its names
+# and filters: /proc/slabinfo's active objects, kmemleak's unreferenced
+# objects and their backtraces (debug kernel), SLUB's merged-cache aliases
+# in /sys/kernel/slab, a cache re-created at a destroyed one's address, and
+# the task filters (--by-comm, --by-pid, --by-cgroup) and --module.
+# mtt-timeout: 400
+. "${0%/*}/lib.sh"
+
+PATHS=/sys/module/memtrace_paths/parameters
+LEAKER=/sys/module/memtrace_leaker/parameters
+OUT=/tmp/truth.out
+
+if ! load_memtrace; then
+	not_ok "load memtrace.ko"
+	exit 1
+fi
+check "load memtrace_leaker.ko" insmod /memtrace/memtrace_leaker.ko || exit 1
+check "load memtrace_paths.ko" insmod /memtrace/memtrace_paths.ko || exit 1
+
+# slabinfo_active CACHE: /proc/slabinfo's active objects of CACHE.
+slabinfo_active() {
+	awk -v c="$1" '$1 == c { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo
+}
+# slab_objects CACHE: the OBJECTS column of --slab's last report for CACHE.
+slab_objects() {
+	awk -v c="$1" '/^\[[0-9:]+\] Top/ { v = 0 } $1 == c && NF == 6 { v = $3 } END { print v + 0 }' "$OUT"
+}
+
+# --- /proc/slabinfo: live objects equal the cache's active-objects growth ------
+# Whole slabs, filled on one CPU: SLUB counts the objects of a CPU's slabs
+# as active, so only then is its delta exactly the objects allocated.
+per_slab=$(awk '$1 == "memtrace_paths_truth" { print $5 }' /proc/slabinfo)
+if [ -z "$per_slab" ] || [ "$per_slab" -lt 1 ]; then
+	not_ok "/proc/slabinfo lists memtrace_paths_truth" "$(head -n 3 /proc/slabinfo)"
+else
+	n=$((4 * per_slab))
+	echo "$n" >"$PATHS/truth_objs"
+	before=$(slabinfo_active memtrace_paths_truth)
+	start_memtrace_read "$OUT" "memtrace-read --slab attaches" --slab -T 1000 3600 || exit 1
+	echo 1 >"$PATHS/truth"
+	kill -INT "$READER"
+	wait "$READER"
+	after=$(slabinfo_active memtrace_paths_truth)
+	diag "slabinfo: $before -> $after active ($per_slab per slab); memtrace: $(slab_objects memtrace_paths_truth)"
+	check_eq "$n objects of memtrace_paths_truth: /proc/slabinfo's active objects grew by $n" \
+		"$n" "$((after - before))"
+	check_eq "memtrace's live objects of memtrace_paths_truth equal /proc/slabinfo's growth" \
+		"$((after - before))" "$(slab_objects memtrace_paths_truth)"
+fi
+
+# --- SLUB's merged caches: listed under the kernel's name, with their aliases --
+start_memtrace_read "$OUT" "memtrace-read --slab attaches" --slab -T 1000 3600 || exit 1
+echo 1 >"$PATHS/alias"
+kill -INT "$READER"
+wait "$READER"
+line=$(grep -B1 'merged with:.*memtrace_paths_alias' "$OUT" | tail -n 2)
+diag "$line"
+check_match "a merged cache shows memtrace_paths_alias among its other names" \
+	'^[[:space:]]+\(merged with: .*memtrace_paths_alias' "$line"
+canon=$(printf '%s\n' "$line" | awk 'NR == 1 { print $1 }')
+if [ -n "$canon" ] && grep -q "^$canon " /proc/slabinfo; then
+	ok "the merged cache is listed under its /proc/slabinfo name ($canon)"
+else
+	not_ok "the merged cache is listed under its /proc/slabinfo name" "$line"
+fi
+
+# --- a cache destroyed and made again: the new one's name and size ------------
+# memtrace_paths_obj is made again with another object size (its struct
+# kmem_cache often lands where the old one was) within one session.
+echo 1 >"$PATHS/release"
+start_kernel_reader "$OUT" "memtrace-read attaches" --module memtrace_paths -o 0 -T 1000 3600 ||
+	exit 1
+echo 1 >"$PATHS/bulk"
+check "unload memtrace_paths.ko" rmmod memtrace_paths
+check "load memtrace_paths.ko again, with 512-byte objects" \
+	insmod /memtrace/memtrace_paths.ko obj_size=512
+echo 1 >"$PATHS/bulk"
+kill -INT "$READER"
+wait "$READER"
+stacks=$(last_report_stacks "$OUT")
+check_match "16 objects of the re-made cache count 512 bytes each: 8192 bytes" \
+	'^[[:space:]]*8192 bytes in 16 allocations from stack[^;]* ;; paths_alloc_bulk\+' "$stacks"
+echo 1 >"$PATHS/release"
+
+# --- kmemleak (debug kernel): every leak it reports, with its backtrace --------
+KML=/sys/kernel/debug/kmemleak
+if [ ! -w "$KML" ] || ! echo scan >"$KML" 2>/dev/null; then
+	skip "memtrace reports what kmemleak reports, with the same stack" "no kmemleak"
+else
+	start_kernel_reader "$OUT" "memtrace-read attaches" --module memtrace_paths -o 0 -T 1000 \
+		3600 || exit 1
+	echo 1 >"$PATHS/unreachable"
+	# kmemleak reports objects older than 5 s, found unreferenced twice.
+	sleep $((6 * ${MTT_TIMEOUT_SCALE:-1}))
+	echo scan >"$KML"
+	echo scan >"$KML"
+	kill -INT "$READER"
+	wait "$READER"
+	# The backtrace frames of kmemleak's 300-byte objects: "func+0xoff".
+	leaks=$(awk '/unreferenced object .*\(size 300\)/ { n++; p = 1; next }
+		     /unreferenced object/ { p = 0 }
+		     p && /\[<[0-9a-f]+>\]/ { sub(/.*\] /, ""); sub(/\/0x[0-9a-f]+.*/, ""); print n, $0 }' "$KML")
+	nleaks=$(printf '%s\n' "$leaks" | awk 'NF { n[$1] = 1 } END { print length(n) }')
+	diag "kmemleak: $(printf '%s\n' "$leaks" | head -n 12)"
+	check_eq "kmemleak reports the 3 unreachable kmalloc(300)" 3 "$nleaks"
+	# memtrace's stack of them, from paths_unreachable on: "func+0xoff" each.
+	mine=$(last_report_stacks "$OUT" | grep ' ;; paths_unreachable+' |
+		sed 's/^[^;]*;; //; s/ \[[a-z_0-9]*\]//g; s/ ;; /\n/g')
+	check_match "memtrace reports them: 1536 bytes in 3 allocations (kmalloc-512)" \
+		'^[[:space:]]*1536 bytes in 3 allocations from stack[^;]* ;; paths_unreachable\+' \
+		"$(last_report_stacks "$OUT")"
+	# Each kmemleak backtrace, from paths_unreachable on, is memtrace's stack.
+	bad=0
+	for i in 1 2 3; do
+		theirs=$(printf '%s\n' "$leaks" | awk -v i="$i" '$1 == i { print $2 }' |
+			sed -n '/^paths_unreachable+/,$p')
+		nt=$(printf '%s\n' "$theirs" | grep -c .)
+		if [ "$nt" -lt 2 ] ||
+		   [ "$(printf '%s\n' "$mine" | head -n "$nt")" != "$theirs" ]; then
+			bad=$((bad + 1))
+			diag "kmemleak #$i: $theirs"
+		fi
+	done
+	check_eq "each kmemleak backtrace equals memtrace's stack, frame by frame" 0 "$bad"
+	echo 1 >"$PATHS/reclaim"
+	echo clear >"$KML"
+fi
+
+# --- task filters and --module ------------------------------------------------
+# One round of memtrace_leaker's leak is 10 kmalloc(1000) from
+# leaker_kmalloc_leak; each writer below makes one.
+leak_rounds() {
+	last_report_stacks "$OUT" | awk '/ from stack[^;]* ;; leaker_kmalloc_leak\+/ { print $4; f = 1 }
+		END { if (!f) print 0 }'
+}
+
+start_kernel_reader "$OUT" "memtrace-read --by-comm attaches" --by-comm dd -o 0 -T 1000 3600 ||
+	exit 1
+echo 1 | dd of="$LEAKER/leak" 2>/dev/null
+echo 1 >"$LEAKER/leak"
+kill -INT "$READER"
+wait "$READER"
+check_eq "--by-comm dd: the 10 allocations dd made, not the shell's" 10 "$(leak_rounds)"
+echo 1 >"$LEAKER/free"
+
+( sleep $((3 * ${MTT_TIMEOUT_SCALE:-1})); echo 1 >"$LEAKER/leak" ) &
+writer=$!
+start_kernel_reader "$OUT" "memtrace-read --by-pid attaches" --by-pid "$writer" -o 0 -T 1000 \
+	3600 || exit 1
+echo 1 >"$LEAKER/leak"
+wait "$writer"
+kill -INT "$READER"
+wait "$READER"
+check_eq "--by-pid: the 10 allocations of that process, not the others'" 10 "$(leak_rounds)"
+echo 1 >"$LEAKER/free"
+
+memtrace-read --by-pid 999999 1 1 >/tmp/by-pid.err 2>&1
+check_eq "--by-pid of no process fails" 1 "$?"
+check_match "--by-pid of no process says so" 'by-pid 999999: no such process' "$(cat /tmp/by-pid.err)"
+
+CG=/sys/fs/cgroup
+mkdir -p "$CG"
+grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none "$CG" 2>/dev/null
+if ! grep -q " $CG cgroup2 " /proc/mounts; then
+	skip "--by-cgroup: the allocations of tasks in that cgroup" "no cgroup2"
+else
+	mkdir -p "$CG/memtrace-test"
+	start_kernel_reader "$OUT" "memtrace-read --by-cgroup attaches" \
+		--by-cgroup "$CG/memtrace-test" -o 0 -T 1000 3600 || exit 1
+	sh -c "echo \$\$ >$CG/memtrace-test/cgroup.procs && echo 1 >$LEAKER/leak"
+	echo 1 >"$LEAKER/leak"
+	kill -INT "$READER"
+	wait "$READER"
+	check_eq "--by-cgroup: the 10 allocations of the task in that cgroup" 10 "$(leak_rounds)"
+	rmdir "$CG/memtrace-test" 2>/dev/null
+	echo 1 >"$LEAKER/free"
+fi
+
+start_kernel_reader "$OUT" "memtrace-read --module attaches" --module memtrace_leaker -o 0 \
+	-T 1000 3600 || exit 1
+echo 1 >"$LEAKER/leak"
+kill -INT "$READER"
+wait "$READER"
+others=$(last_report_stacks "$OUT" | grep -v 'memtrace_leaker\]' | grep -c .)
+check_eq "--module memtrace_leaker: every stack passes through memtrace_leaker" 0 "$others"
+check_eq "--module memtrace_leaker: its 10 kmalloc(1000) are there" 10 "$(leak_rounds)"
+echo 1 >"$LEAKER/free"
+
+check "memtrace_paths.ko unloads" rmmod memtrace_paths
+check "memtrace_leaker.ko unloads" rmmod memtrace_leaker
+check "memtrace.ko unloads" unload_memtrace
