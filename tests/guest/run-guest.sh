@@ -22,6 +22,9 @@
 #   --sign KTREE      sign the guest's copies of the modules with the test key
 #                     of kernel tree KTREE (KTREE/scripts/sign-file)
 #   RUN_GUEST_KEEP=1  keep the temporary initramfs tree (debugging)
+#   RUN_GUEST_QEMU_ARGS='...'  more qemu arguments (debugging a hung guest:
+#                     '-gdb unix:/tmp/g.sock,server=on,wait=off', then gdb's
+#                     target remote /tmp/g.sock shows each vCPU's stack)
 #
 # Guest layout: busybox applets, /memtrace/*.ko (every *.ko of each --ko-dir),
 # /usr/bin/* (every executable of each --bin-dir, with the shared libraries
@@ -278,7 +281,7 @@ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial "file:$CONSOLE" \
 	-kernel "$BOOT" -initrd "$work/initrd" -append "$cmdline" \
-	</dev/null >"$QEMULOG" 2>&1
+	${RUN_GUEST_QEMU_ARGS:-} </dev/null >"$QEMULOG" 2>&1
 qrc=$?
 t_end=$(date +%s.%N)
 
