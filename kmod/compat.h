@@ -114,6 +114,17 @@ static inline void mt_uprobe_unregister_sync(void)
 
 int mt_compat_init(void);
 
+struct task_struct;
+/*
+ * ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS): the caller may
+ * attach to task as ptrace(PTRACE_ATTACH) would, credentials, dumpability
+ * and LSMs (Yama) included.  Modules cannot call it by name (it is not
+ * exported); where it cannot be reached (no kprobes, or an IBT kernel
+ * enforcing indirect branch targets) the answer is the conservative one:
+ * the caller's own process, or CAP_SYS_PTRACE.
+ */
+bool mt_ptrace_may_attach(struct task_struct *task);
+
 /*
  * The name of a slab cache.  struct kmem_cache is private to mm/ (its
  * SLUB layout left the public headers in 6.8), so the offset of its name
