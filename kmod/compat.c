@@ -8,6 +8,7 @@
 #include <linux/kprobes.h>
 #include <linux/memtrace.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/ptrace.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -72,8 +73,9 @@ static void mt_find_kmem_cache_name(void)
 			a, b);
 }
 
-/* ptrace_may_access(), found at load; NULL if it cannot be called. */
+/* ptrace_may_access(), looked up once; NULL if it cannot be called. */
 static bool (*mt_ptrace_may_access)(struct task_struct *task, unsigned int mode);
+static bool mt_ptrace_looked_up;
 
 /*
  * A kprobe registered by name resolves the name to an address (the
@@ -106,8 +108,17 @@ static void mt_find_ptrace_may_access(void)
 #endif
 }
 
+/* Looked up at the first use, not at load: only user mode needs it. */
 bool mt_ptrace_may_attach(struct task_struct *task)
 {
+	static DEFINE_MUTEX(lookup_lock);
+
+	mutex_lock(&lookup_lock);
+	if (!mt_ptrace_looked_up) {
+		mt_find_ptrace_may_access();
+		mt_ptrace_looked_up = true;
+	}
+	mutex_unlock(&lookup_lock);
 	if (mt_ptrace_may_access)
 		return mt_ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS);
 	return same_thread_group(task, current) || capable(CAP_SYS_PTRACE);
@@ -116,7 +127,6 @@ bool mt_ptrace_may_attach(struct task_struct *task)
 int mt_compat_init(void)
 {
 	mt_find_kmem_cache_name();
-	mt_find_ptrace_may_access();
 	return 0;
 }
 

@@ -637,8 +637,14 @@ int mt_user_attach(void)
 		ret = mt_uprobe_register(file_inode(up->file), up->offset,
 					 &up->uc, &up->handle);
 		if (ret) {
-			pr_warn("cannot register uprobe at %pD+0x%llx: %d\n",
-				up->file, (unsigned long long)up->offset, ret);
+			pr_warn_ratelimited("cannot register uprobe at %pD+0x%llx: %d\n",
+					    up->file, (unsigned long long)up->offset, ret);
+			/*
+			 * No instruction uprobes can take at that offset: said
+			 * with ENOTSUPP, which is not for user space, or ENOEXEC.
+			 */
+			if (ret == -ENOTSUPP || ret == -ENOEXEC)
+				ret = -EINVAL;
 			goto fail;
 		}
 		up->registered = true;
