@@ -146,8 +146,8 @@ int device_configure(struct mt_device *d, const struct memtrace_config *cfg,
 	if (module_gone(errno))
 		return gone_error("configure", errno, err);
 	if (errno == EBUSY)
-		return mt_errf(err, EBUSY, "cannot configure: another reader holds the memtrace "
-			       "session (another memtrace-read?)");
+		return mt_errf(err, EBUSY, "cannot configure: tracing already running "
+			       "(another memtrace-read?)");
 	return mt_errf(err, errno, "the module rejected the configuration: %s", strerror(errno));
 }
 
