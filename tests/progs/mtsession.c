@@ -7,7 +7,8 @@
  *   -p PID  user mode: trace PID through uprobes on libc's malloc, calloc,
  *           realloc and free (the offsets of this process's libc, the
  *           file PID maps too); without -p, the kernel's allocators
- *   -m MS   trace for MS milliseconds (default 200), then take a snapshot
+ *   -m MS   trace for MS milliseconds (default 200), then take snapshots
+ *           until one has an allocation recorded (5 s at most)
  *   -a      end abruptly: exit with the session running and its buffer
  *           mapped, as a killed reader does (default: stop, then exit)
  *
@@ -95,9 +96,14 @@ int main(int argc, char **argv)
 	if (map == MAP_FAILED || ioctl(dev, MEMTRACE_IOC_START))
 		return fail("start");
 	usleep(ms * 1000);
-	if (mtt_snapshot(dev, &req, 0))
-		return fail("snapshot");
 	h = map;
+	for (int tries = 0; tries < 250; tries++) {
+		if (mtt_snapshot(dev, &req, 0))
+			return fail("snapshot");
+		if (h->activity.allocs_recorded)
+			break;
+		usleep(20000);
+	}
 	printf("recorded %llu allocations (%llu live)\n",
 	       (unsigned long long)h->activity.allocs_recorded,
 	       (unsigned long long)h->activity.live_entries);
