@@ -663,7 +663,7 @@ static int find_libc(void)
 int main(int argc, char **argv)
 {
 	unsigned int seconds = 20, nprocs = 3;
-	uint64_t seed = now_ns() ^ getpid(), end;
+	uint64_t seed = now_ns() ^ getpid(), end, quiet;
 	pid_t procs[MAX_PROCS] = { 0 };
 	unsigned long spawned = 0, killed = 0, crashed = 0;
 	int opt, status;
@@ -698,7 +698,24 @@ int main(int argc, char **argv)
 	}
 	end = now_ns() + seconds * 1000000000ULL;
 	deadline_ns = end;
+	quiet = now_ns() + 1500000000ULL;
 	while (now_ns() < end) {
+		/*
+		 * Every few seconds all workers die at once and none follows for
+		 * a moment: every descriptor is closed, and the module can be
+		 * unloaded under the next ones' open(2).
+		 */
+		if (now_ns() >= quiet) {
+			for (unsigned int i = 0; i < nprocs; i++) {
+				if (procs[i] && !kill(procs[i], SIGKILL)) {
+					waitpid(procs[i], &status, 0);
+					killed++;
+				}
+				procs[i] = 0;
+			}
+			usleep(100000 + below(&seed, 100000));
+			quiet = now_ns() + 1500000000ULL + below(&seed, 1500000000ULL);
+		}
 		for (unsigned int i = 0; i < nprocs; i++) {
 			pid_t p;
 
