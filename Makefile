@@ -7,8 +7,12 @@
 #   make check           every test; ends with "N passed, N failed"
 #   make demo            boot a guest, load the module, print leak reports
 #   make bench           benchmarks (docs/benchmarks.md)
+#   make fuzz            the fuzzer on the debug kernel, FUZZ_SECONDS (default 900)
 #   make debug-kernel    the KUnit/KASAN/lockdep kernel (cached)
-#   make install         install module and reader on this host
+#   make install         install module, reader, man page and udev rule on this
+#                        host (DESTDIR: into a staging root instead)
+#   make dkms-install    build and install the module through DKMS, for every
+#                        kernel with headers, signed for Secure Boot (README)
 
 # The kernel to build against: the running kernel's build dir if there is
 # one, else the newest installed Debian headers.
@@ -19,9 +23,11 @@ BUILD ?= $(CURDIR)/build
 MODOUT ?= $(BUILD)/kmod-$(notdir $(patsubst %/,%,$(KVER)))
 USEROUT ?= $(BUILD)/user
 PREFIX ?= /usr/local
+UDEVRULESDIR ?= /etc/udev/rules.d
+FUZZ_SECONDS ?= 900
 
 .PHONY: all module userspace deps check demo bench debug-kernel install \
-	uninstall dkms-install clean unit-test
+	uninstall dkms-install dkms-uninstall fuzz clean unit-test
 
 all: module userspace
 
@@ -50,19 +56,35 @@ demo: deps
 bench: deps
 	scripts/bench.sh
 
+fuzz: deps
+	CHECK_STAGES="build debug fuzz" FUZZ_SECONDS=$(FUZZ_SECONDS) tests/check.sh
+
+# The device's group and mode come from the udev rule; the group is made
+# (and udev told) only on a real install, not into a DESTDIR.
 install: all
-	install -D -m 0644 $(MODOUT)/memtrace.ko /lib/modules/$(KVER)/updates/memtrace.ko
-	depmod -a $(KVER)
+	install -D -m 0644 $(MODOUT)/memtrace.ko $(DESTDIR)/lib/modules/$(KVER)/updates/memtrace.ko
+	depmod -b $(or $(DESTDIR),/) -a $(KVER)
 	install -D -m 0755 $(USEROUT)/memtrace-read $(DESTDIR)$(PREFIX)/bin/memtrace-read
 	install -D -m 0644 docs/memtrace-read.8 $(DESTDIR)$(PREFIX)/share/man/man8/memtrace-read.8
+	install -D -m 0644 udev/60-memtrace.rules $(DESTDIR)$(UDEVRULESDIR)/60-memtrace.rules
+	@if [ -z "$(DESTDIR)" ]; then \
+		getent group memtrace >/dev/null || groupadd --system memtrace; \
+		if command -v udevadm >/dev/null && [ -d /run/udev ]; then \
+			udevadm control --reload && udevadm trigger --subsystem-match=misc --sysname-match=memtrace; \
+		fi; \
+	fi
 
 uninstall:
-	rm -f /lib/modules/$(KVER)/updates/memtrace.ko $(DESTDIR)$(PREFIX)/bin/memtrace-read \
-	      $(DESTDIR)$(PREFIX)/share/man/man8/memtrace-read.8
-	depmod -a $(KVER)
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/memtrace.ko $(DESTDIR)$(PREFIX)/bin/memtrace-read \
+	      $(DESTDIR)$(PREFIX)/share/man/man8/memtrace-read.8 \
+	      $(DESTDIR)$(UDEVRULESDIR)/60-memtrace.rules
+	depmod -b $(or $(DESTDIR),/) -a $(KVER)
 
 dkms-install:
 	dkms/dkms-install.sh
+
+dkms-uninstall:
+	dkms/dkms-install.sh --remove
 
 clean:
 	rm -rf $(BUILD)

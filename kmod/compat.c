@@ -4,9 +4,14 @@
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
+#include <linux/capability.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/memtrace.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/ptrace.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -108,6 +113,57 @@ static void mt_find_kmem_cache_layout(void)
 	else
 		pr_warn("slab cache pointer not found in struct page (%d/%d): kmalloc caches named by size class\n",
 			slab_a, slab_b);
+}
+
+/* ptrace_may_access(), looked up once; NULL if it cannot be called. */
+static bool (*mt_ptrace_may_access)(struct task_struct *task, unsigned int mode);
+static bool mt_ptrace_looked_up;
+
+/*
+ * A kprobe registered by name resolves the name to an address (the
+ * "kprobe-address trick" of lttng-modules' wrapper/kallsyms.c): armed and
+ * disarmed at once, it never fires.  On x86 with IBT the address is the
+ * one past the function's ENDBR.  A call through a pointer is only safe
+ * where the CPU does not enforce indirect branch targets: an IBT kernel
+ * seals the ENDBR of functions it never calls indirectly, as this one.
+ */
+static void mt_find_ptrace_may_access(void)
+{
+#ifdef CONFIG_KPROBES
+	struct kprobe kp = { .symbol_name = "ptrace_may_access" };
+	int ret;
+
+#ifdef CONFIG_X86_KERNEL_IBT
+	if (cpu_feature_enabled(X86_FEATURE_IBT)) {
+		pr_info("IBT enforced: tracing another user's process takes CAP_SYS_PTRACE\n");
+		return;
+	}
+#endif
+	ret = register_kprobe(&kp);
+	if (ret) {
+		pr_warn("ptrace_may_access not found (%d): tracing another user's process takes CAP_SYS_PTRACE\n",
+			ret);
+		return;
+	}
+	mt_ptrace_may_access = (void *)kp.addr;
+	unregister_kprobe(&kp);
+#endif
+}
+
+/* Looked up at the first use, not at load: only user mode needs it. */
+bool mt_ptrace_may_attach(struct task_struct *task)
+{
+	static DEFINE_MUTEX(lookup_lock);
+
+	mutex_lock(&lookup_lock);
+	if (!mt_ptrace_looked_up) {
+		mt_find_ptrace_may_access();
+		mt_ptrace_looked_up = true;
+	}
+	mutex_unlock(&lookup_lock);
+	if (mt_ptrace_may_access)
+		return mt_ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS);
+	return same_thread_group(task, current) || capable(CAP_SYS_PTRACE);
 }
 
 int mt_compat_init(void)

@@ -143,6 +143,17 @@ static inline unsigned long mt_module_text(const struct module *mod, bool init,
 
 int mt_compat_init(void);
 
+struct task_struct;
+/*
+ * ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS): the caller may
+ * attach to task as ptrace(PTRACE_ATTACH) would, credentials, dumpability
+ * and LSMs (Yama) included.  Modules cannot call it by name (it is not
+ * exported); where it cannot be reached (no kprobes, or an IBT kernel
+ * enforcing indirect branch targets) the answer is the conservative one:
+ * the caller's own process, or CAP_SYS_PTRACE.
+ */
+bool mt_ptrace_may_attach(struct task_struct *task);
+
 /*
  * The size of the kernel function at addr as kallsyms bounds it (to the
  * next symbol), or 0; for telling whether a return address lies in it.

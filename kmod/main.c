@@ -6,6 +6,14 @@
  * configures and starts a session with ioctls, and reads snapshots from a
  * buffer it maps.  The layout of kernel/kcov.c: a misc device, an ioctl
  * switch, a vmalloc_user() buffer mapped with remap_vmalloc_range().
+ *
+ * Privilege is checked as perf checks it, on every operation and not just
+ * at open, against the caller's own credentials: a descriptor handed to a
+ * less privileged process is worth nothing there.  Tracing takes
+ * CAP_PERFMON (or CAP_SYS_ADMIN); kernel addresses reach only a caller
+ * with CAP_SYSLOG (others get zeros: see struct mt_view); a process is
+ * traced only by a caller that may ptrace-attach to it (uprobes.c).  The
+ * device's file mode is a first gate, never the only one.
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
@@ -39,6 +47,7 @@ struct mt_buf {
 	refcount_t ref;
 	size_t size;
 	void *mem;
+	bool kaddr;		/* a snapshot wrote kernel addresses into it */
 };
 
 /*
@@ -61,11 +70,17 @@ static void mt_buf_put(struct mt_buf *b)
 	}
 }
 
+/* The caller may trace: asked by every file operation (see the top). */
+static bool mt_may_trace(void)
+{
+	return perfmon_capable();
+}
+
 static int mt_open(struct inode *inode, struct file *file)
 {
 	struct mt_file *f;
 
-	if (!capable(CAP_SYS_ADMIN))
+	if (!mt_may_trace())
 		return -EPERM;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
@@ -130,7 +145,7 @@ static int mt_copy_sized(void *dst, size_t size, size_t min_size,
 	return ret == -E2BIG ? -EINVAL : ret;
 }
 
-static long mt_ioctl_config(void __user *arg)
+static long mt_ioctl_config(struct file *file, void __user *arg)
 {
 	struct memtrace_config cfg;
 	int ret;
@@ -139,7 +154,9 @@ static long mt_ioctl_config(void __user *arg)
 	if (ret)
 		return ret;
 	mt_lock();
-	ret = mt_configure(&cfg);
+	ret = mt_claim(file);
+	if (!ret)
+		ret = mt_configure(&cfg);
 	mt_unlock();
 	return ret;
 }
@@ -174,9 +191,11 @@ static long mt_ioctl_set_buffer(struct mt_file *f, void __user *arg)
 	return 0;
 }
 
-static long mt_ioctl_snapshot(struct mt_file *f, void __user *arg)
+static long mt_ioctl_snapshot(struct file *file, void __user *arg)
 {
+	struct mt_file *f = file->private_data;
 	struct memtrace_snapshot_req req;
+	struct mt_view view;
 	struct mt_buf *b;
 	int ret;
 
@@ -198,14 +217,18 @@ static long mt_ioctl_snapshot(struct mt_file *f, void __user *arg)
 	if (b)
 		refcount_inc(&b->ref);
 	mutex_unlock(&f->lock);
-	if (!b) {
+	mt_view_init(&view);
+	/* Once it held kernel addresses, mapping it takes CAP_SYSLOG. */
+	if (b && view.kaddr)
+		WRITE_ONCE(b->kaddr, true);
+	mt_lock();
+	ret = mt_check_owner(file);
+	if (!ret && !b)
 		ret = -ENOBUFS;		/* MEMTRACE_IOC_SET_BUFFER first */
-	} else {
-		mt_lock();
-		ret = mt_snapshot(b->mem, b->size, &req);
-		mt_unlock();
-		mt_buf_put(b);
-	}
+	if (!ret)
+		ret = mt_snapshot(b->mem, b->size, &req, &view);
+	mt_unlock();
+	mt_buf_put(b);
 
 	if ((!ret || ret == -ENOSPC) &&
 	    copy_to_user(arg, &req, min_t(size_t, req.size, sizeof(req))))
@@ -224,8 +247,10 @@ static long mt_ioctl_target(struct file *file, void __user *arg)
 	if ((t.flags & ~MEMTRACE_TARGET_FOLLOW_FORKS) || t.__pad)
 		return -EINVAL;
 	mt_lock();
-	ret = mt.tracing ? -EBUSY :
-	      mt_user_set_target(file, t.pid, t.flags & MEMTRACE_TARGET_FOLLOW_FORKS);
+	ret = mt_claim(file);
+	if (!ret)
+		ret = mt.tracing ? -EBUSY :
+		      mt_user_set_target(file, t.pid, t.flags & MEMTRACE_TARGET_FOLLOW_FORKS);
 	mt_unlock();
 	return ret;
 }
@@ -241,7 +266,9 @@ static long mt_ioctl_uprobe(struct file *file, void __user *arg)
 	if (u.__pad)
 		return -EINVAL;
 	mt_lock();
-	ret = mt.tracing ? -EBUSY : mt_user_add_uprobe(file, u.fd, u.offset, u.func);
+	ret = mt_claim(file);
+	if (!ret)
+		ret = mt.tracing ? -EBUSY : mt_user_add_uprobe(file, u.fd, u.offset, u.func);
 	mt_unlock();
 	return ret;
 }
@@ -252,6 +279,8 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
+	if (!mt_may_trace())
+		return -EPERM;
 	if (cmd == MEMTRACE_IOC_VERSION)
 		return mt_ioctl_version(f, uarg);
 	if (!READ_ONCE(f->handshake_done))
@@ -259,7 +288,7 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case MEMTRACE_IOC_CONFIG:
-		return mt_ioctl_config(uarg);
+		return mt_ioctl_config(file, uarg);
 	case MEMTRACE_IOC_START:
 		mt_lock();
 		ret = mt_start(file);
@@ -267,12 +296,12 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ret;
 	case MEMTRACE_IOC_STOP:
 		mt_lock();
-		ret = mt_stop();
+		ret = mt_check_owner(file) ?: mt_stop();
 		mt_unlock();
 		return ret;
 	case MEMTRACE_IOC_CLEAR:
 		mt_lock();
-		ret = mt_clear();
+		ret = mt_check_owner(file) ?: mt_clear();
 		mt_unlock();
 		return ret;
 	case MEMTRACE_IOC_SET_BUFFER:
@@ -282,44 +311,77 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case MEMTRACE_IOC_UPROBE:
 		return mt_ioctl_uprobe(file, uarg);
 	case MEMTRACE_IOC_SNAPSHOT:
-		return mt_ioctl_snapshot(f, uarg);
+		return mt_ioctl_snapshot(file, uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
+/* Where read(2) copies trace records to, and what the reader may see. */
+struct mt_trace_out {
+	char __user *dst;
+	struct mt_view view;
+	bool as_recorded;	/* the view changes nothing */
+};
+
 static int mt_trace_copy(void *ctx, const struct memtrace_trace_rec *recs, u32 n)
 {
-	char __user **dst = ctx;
+	struct mt_trace_out *o = ctx;
+	struct memtrace_trace_rec r;
+	u32 i;
 
-	if (copy_to_user(*dst, recs, n * sizeof(*recs)))
-		return -EFAULT;
-	*dst += n * sizeof(*recs);
+	if (o->as_recorded) {
+		if (copy_to_user(o->dst, recs, n * sizeof(*recs)))
+			return -EFAULT;
+		o->dst += n * sizeof(*recs);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		r = recs[i];
+		r.pid = mt_view_pid(&o->view, r.pid);
+		if (!o->view.kaddr && !mt_kind_is_user(r.kind)) {
+			r.addr = 0;
+			r.caller = 0;
+		}
+		if (copy_to_user(o->dst + i * sizeof(r), &r, sizeof(r)))
+			return -EFAULT;
+	}
+	o->dst += n * sizeof(r);
 	return 0;
 }
 
 /*
- * Trace records (MEMTRACE_CFG_TRACE), whole records only: blocks until
- * there are some, unless O_NONBLOCK; 0 (end of file) once tracing has
- * stopped and the ring is drained.
+ * Trace records (MEMTRACE_CFG_TRACE) of the caller's own session, whole
+ * records only: blocks until there are some, unless O_NONBLOCK; 0 (end of
+ * file) once tracing has stopped and the ring is drained, or when the
+ * caller has no session.
  */
 static ssize_t mt_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
 {
 	const size_t rec_size = sizeof(struct memtrace_trace_rec);
 	struct mt_file *f = file->private_data;
+	struct mt_trace_out out = { .dst = buf };
 	struct mt_ring *r = &mt.ring;
-	char __user *dst = buf;
+	const void *owner;
 	long n;
 	int ret;
 
+	if (!mt_may_trace())
+		return -EPERM;
 	if (!READ_ONCE(f->handshake_done))
 		return -EPROTO;
 	if (len < rec_size)
 		return -EINVAL;
+	/* Only this file makes itself the owner, and it is not closing. */
+	owner = READ_ONCE(mt.owner);
+	if (owner != file)
+		return owner ? -EPERM : 0;
+	mt_view_init(&out.view);
+	out.as_recorded = out.view.kaddr && !out.view.pid_ns;
 	for (;;) {
 		mutex_lock(&r->read_lock);
 		n = r->recs ? mt_ring_consume(r, min_t(size_t, len / rec_size, U32_MAX),
-					      mt_trace_copy, &dst) : -ENODATA;
+					      mt_trace_copy, &out) : -ENODATA;
 		mutex_unlock(&r->read_lock);
 		if (n)
 			return n < 0 ? n : n * rec_size;
@@ -338,6 +400,8 @@ static __poll_t mt_poll(struct file *file, poll_table *wait)
 {
 	struct mt_ring *r = &mt.ring;
 
+	if (!mt_may_trace() || READ_ONCE(mt.owner) != file)
+		return EPOLLERR;
 	poll_wait(file, &r->wait, wait);
 	if (mt_ring_pending(r))
 		return EPOLLIN | EPOLLRDNORM;
@@ -365,16 +429,24 @@ static int mt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct mt_file *f = file->private_data;
 	unsigned long len = vma->vm_end - vma->vm_start;
+	struct mt_view view;
 	struct mt_buf *b;
 	int ret;
 
+	if (!mt_may_trace())
+		return -EPERM;
 	/* Snapshots are written by the kernel only. */
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
+	mt_view_init(&view);
 	mutex_lock(&f->lock);
 	b = f->buf;
 	if (!b) {
 		ret = -ENOBUFS;
+		goto out;
+	}
+	if (READ_ONCE(b->kaddr) && !view.kaddr) {
+		ret = -EPERM;
 		goto out;
 	}
 	if (vma->vm_pgoff || len > b->size) {

@@ -7,6 +7,10 @@
  * numbers (old_*) and the per-allocation records come from one walk of
  * the live index.  When the buffer is too small the layout is still
  * computed to the end, so the reader learns the size that will do.
+ *
+ * What the reader may not see (struct mt_view) is left out as it is laid
+ * out: kernel addresses become 0 and kernel stacks have no frames, task
+ * ids are those of the reader's pid namespace.
  */
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -35,6 +39,8 @@ struct mt_snap {
 	u64 now_ns;
 	u64 min_age_ns;
 	bool want_allocs;
+	bool hide_kstacks;	/* kernel stacks lose their frames */
+	const struct mt_view *view;
 	u32 nr_allocs;
 	struct mt_stat *merged;
 	struct mt_old *old;
@@ -92,14 +98,14 @@ static void mt_snap_visit(const struct mt_live *e, void *arg)
 	if (!r)
 		return;
 	memset(r, 0, sizeof(*r));
-	r->addr = e->addr;
+	r->kind = MT_KIND_OF(cache_kind);
+	r->addr = sn->view->kaddr || mt_kind_is_user(r->kind) ? e->addr : 0;
 	r->ts_ns = e->ts_ns;
 	r->stack_id = e->stack_id;
 	r->bytes_req = e->bytes_req;
 	r->bytes_alloc = e->bytes_alloc;
-	r->pid = e->pid;
+	r->pid = mt_view_pid(sn->view, e->pid);
 	r->cache_id = MT_CACHE_OF(cache_kind);
-	r->kind = MT_KIND_OF(cache_kind);
 	strscpy(r->comm, mt_comm_get(&mt.names, e->comm_id), sizeof(r->comm));
 }
 
@@ -154,8 +160,8 @@ static u32 mt_snap_stacks(struct mt_snap *sn, u32 *ids, u32 nr)
 	for (i = 0; i < nr; i++) {
 		const struct mt_stack *st;
 		struct memtrace_stack_rec *r;
+		u32 f, nr_frames;
 		u64 *ip;
-		u32 f;
 
 		if (i && ids[i] == ids[i - 1])
 			continue;
@@ -163,15 +169,16 @@ static u32 mt_snap_stacks(struct mt_snap *sn, u32 *ids, u32 nr)
 		if (!st)
 			continue;	/* MEMTRACE_STACK_NONE */
 		emitted++;
-		r = mt_snap_reserve(sn, sizeof(*r) + st->nr_frames * sizeof(u64));
+		nr_frames = sn->hide_kstacks ? 0 : st->nr_frames;
+		r = mt_snap_reserve(sn, sizeof(*r) + nr_frames * sizeof(u64));
 		if (!r)
 			continue;
 		r->id = ids[i];
-		r->nr_frames = st->nr_frames;
+		r->nr_frames = nr_frames;
 		r->epoch = st->epoch;
 		r->__pad = 0;
 		ip = (u64 *)(r + 1);
-		for (f = 0; f < st->nr_frames; f++)
+		for (f = 0; f < nr_frames; f++)
 			ip[f] = st->ip[f];
 	}
 	return emitted;
@@ -242,13 +249,17 @@ static void mt_snap_counters(struct memtrace_snap_header *h)
 	a->stack_pool_size = mt.stacks.pool_size;
 }
 
-int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req)
+int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,
+		const struct mt_view *view)
 {
 	struct memtrace_snap_header *h, hdr = { };
 	struct mt_snap sn = {
 		.buf = buf, .size = size,
 		.min_age_ns = req->min_age_ns,
 		.want_allocs = req->flags & MEMTRACE_SNAP_ALLOCS,
+		/* A session's stacks are all the kernel's or all the target's. */
+		.hide_kstacks = !view->kaddr && !(mt.attached & MEMTRACE_EV_USER),
+		.view = view,
 	};
 	u32 slots, *stack_ids = NULL;
 	int ret = -ENOMEM;
@@ -285,8 +296,10 @@ int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req)
 	hdr.nr_caches = mt_snap_caches(&sn);
 
 	hdr.ksyms_off = sn.pos;
-	sn.pos += mt_modsyms_export(&mt.modsyms, sn.pos < size ? sn.buf + sn.pos : NULL,
-				    sn.pos < size ? size - sn.pos : 0, &hdr.nr_ksyms);
+	/* Freed code's symbols are kernel addresses too. */
+	if (!sn.hide_kstacks)
+		sn.pos += mt_modsyms_export(&mt.modsyms, sn.pos < size ? sn.buf + sn.pos : NULL,
+					    sn.pos < size ? size - sn.pos : 0, &hdr.nr_ksyms);
 	hdr.ksym_rec_size = sizeof(struct memtrace_ksym_rec);
 	hdr.code_epoch = READ_ONCE(mt.stacks.epoch);
 	hdr.ksyms_dropped = mt.modsyms.dropped;
@@ -312,6 +325,8 @@ int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req)
 	hdr.stat_rec_size = sizeof(struct memtrace_stat_rec);
 	hdr.alloc_rec_size = sizeof(struct memtrace_alloc_rec);
 	hdr.cache_rec_size = sizeof(struct memtrace_cache_rec);
+	if (sn.hide_kstacks)
+		hdr.flags |= MEMTRACE_HDR_KADDR_HIDDEN;
 	mt_snap_counters(&hdr);
 	memcpy(h, &hdr, sizeof(hdr));
 	req->used = sn.pos;

@@ -4,12 +4,14 @@
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
+#include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/moduleparam.h>
-#include <linux/pid.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -53,6 +55,29 @@ void mt_unlock(void)
 {
 	WRITE_ONCE(mt.self, NULL);
 	mutex_unlock(&mt.lock);
+}
+
+void mt_view_init(struct mt_view *v)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+
+	/* As kallsyms shows addresses (kptr_restrict 1): CAP_SYSLOG, unaudited. */
+	v->kaddr = ns_capable_noaudit(&init_user_ns, CAP_SYSLOG);
+	v->pid_ns = ns == &init_pid_ns ? NULL : ns;
+}
+
+u32 mt_view_pid(const struct mt_view *v, u32 pid)
+{
+	struct pid *p;
+	u32 nr;
+
+	if (!v->pid_ns || !pid)
+		return pid;
+	rcu_read_lock();
+	p = find_pid_ns(pid, &init_pid_ns);
+	nr = p ? pid_nr_ns(p, v->pid_ns) : 0;
+	rcu_read_unlock();
+	return nr;
 }
 
 /*
@@ -383,6 +408,9 @@ int mt_start(const void *owner)
 	const struct memtrace_config *cfg = &mt.cfg;
 	int ret;
 
+	ret = mt_claim(owner);
+	if (ret)
+		return ret;
 	if (mt.tracing)
 		return -EBUSY;
 	/* User mode needs MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE first. */
@@ -430,7 +458,6 @@ int mt_start(const void *owner)
 	mt.attached = cfg->events;
 	WRITE_ONCE(mt.tracing, true);
 	mt.has_data = true;
-	mt.owner = owner;
 	return 0;
 }
 
@@ -440,7 +467,6 @@ int mt_stop(void)
 		return -EINVAL;
 	mt_detach();
 	WRITE_ONCE(mt.tracing, false);
-	mt.owner = NULL;
 	/* A reader waiting for trace records gets the end of file. */
 	wake_up_interruptible(&mt.ring.wait);
 	return 0;
@@ -464,16 +490,39 @@ int mt_clear(void)
 	ret = mt_attach(mt.attached);
 	if (ret) {
 		WRITE_ONCE(mt.tracing, false);
-		mt.owner = NULL;
+		wake_up_interruptible(&mt.ring.wait);
 	}
 	return ret;
 }
 
+int mt_claim(const void *file)
+{
+	if (mt.owner && mt.owner != file)
+		return -EBUSY;
+	WRITE_ONCE(mt.owner, file);
+	return 0;
+}
+
+int mt_check_owner(const void *file)
+{
+	return mt.owner && mt.owner != file ? -EPERM : 0;
+}
+
+/*
+ * The owner's file is gone: stop, and let nothing it recorded reach the
+ * next reader (who may not have been allowed to trace what it traced).
+ */
 void mt_release_owner(const void *owner)
 {
 	mt_lock();
-	if (mt.tracing && mt.owner == owner)
-		mt_stop();
+	if (mt.owner == owner) {
+		if (mt.tracing)
+			mt_stop();
+		mt.has_data = false;
+		if (mt_ring_size(&mt.ring))
+			mt_ring_clear(&mt.ring);
+		WRITE_ONCE(mt.owner, NULL);
+	}
 	mt_user_release_owner(owner);
 	mt_unlock();
 }

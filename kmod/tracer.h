@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tracing session: its configuration, its tables, and the per-CPU
- * state the hooks use.  One session at a time, module-wide; it belongs to
- * the file that started it and stops when that file is closed, so a
- * reader killed with SIGKILL leaves no hook behind.
+ * state the hooks use.  One session at a time, module-wide.  It belongs to
+ * the file that first configured, targeted or started it, until that file
+ * is closed: only that file may reconfigure, start, stop or clear it, take
+ * snapshots of it or read its trace records.  Closing the file stops the
+ * session and drops what it recorded from view, so a reader killed with
+ * SIGKILL leaves no hook behind, and the next reader sees nothing of it.
  */
 #ifndef MEMTRACE_TRACER_H
 #define MEMTRACE_TRACER_H
@@ -25,6 +28,7 @@
 
 struct cgroup;
 struct pid;
+struct pid_namespace;
 
 /* Largest trace ring a reader may ask for: 64 B each, 1 GiB. */
 #define MT_TRACE_MAX_RECORDS	(1U << 24)
@@ -94,7 +98,7 @@ struct mt_state {
 	bool allocated;		/* tables exist (made by the first start) */
 	bool tracing;
 	bool has_data;		/* a session ran since the tables were cleared */
-	const void *owner;	/* the file that started tracing */
+	const void *owner;	/* the file the session belongs to, or NULL */
 	u64 start_ns;
 	u32 attached;		/* MEMTRACE_EV_* whose hooks are registered */
 
@@ -116,6 +120,27 @@ struct mt_state {
 
 extern struct mt_state mt;
 
+/*
+ * What one reader may see of the session, decided per call from the
+ * caller's credentials: kernel addresses (stack frames, allocation
+ * addresses and PFNs of kernel allocations) only with CAP_SYSLOG, and
+ * task ids as its pid namespace numbers them.
+ */
+struct mt_view {
+	bool kaddr;			/* may see kernel addresses */
+	struct pid_namespace *pid_ns;	/* NULL: the initial namespace, as recorded */
+};
+
+/* The current caller's view. */
+void mt_view_init(struct mt_view *v);
+/* A task id as recorded (initial namespace) in v's namespace; 0 if not there. */
+u32 mt_view_pid(const struct mt_view *v, u32 pid);
+/* Allocations of this kind carry user addresses, not kernel ones. */
+static inline bool mt_kind_is_user(u8 kind)
+{
+	return kind == MEMTRACE_KIND_USER || kind == MEMTRACE_KIND_USER_MMAP;
+}
+
 /* Take and leave mt.lock, marking the caller as memtrace itself. */
 void mt_lock(void);
 void mt_unlock(void);
@@ -127,6 +152,10 @@ int mt_configure(const struct memtrace_config *cfg);
 int mt_start(const void *owner);
 int mt_stop(void);
 int mt_clear(void);
+/* Make file the session's owner: -EBUSY if another file owns it. */
+int mt_claim(const void *file);
+/* 0 if file may act on the session: -EPERM if another file owns it. */
+int mt_check_owner(const void *file);
 void mt_release_owner(const void *owner);
 u32 mt_available_events(void);
 
@@ -145,6 +174,7 @@ u64 mt_kprobe_hooks_missed(void);
 u32 mt_kprobe_hooks_blind(void);
 
 /* snapshot.c */
-int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req);
+int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,
+		const struct mt_view *view);
 
 #endif

@@ -63,26 +63,49 @@ void mt_ring_clear(struct mt_ring *r)
 	mutex_unlock(&r->read_lock);
 }
 
-bool mt_ring_put(struct mt_ring *r, const struct memtrace_trace_rec *rec)
+struct memtrace_trace_rec *mt_ring_reserve(struct mt_ring *r)
+	__acquires(&r->lock)
 {
-	bool was_empty;
 	u64 head;
 
 	mt_hook_lock(&r->lock);
 	head = r->head;
 	/* Pairs with the release in mt_ring_consume(): the slot is read. */
-	if (head - smp_load_acquire(&r->tail) > r->mask) {
+	if (head - smp_load_acquire(&r->tail) > r->mask)
+		return NULL;
+	return &r->recs[head & r->mask];
+}
+
+void mt_ring_commit(struct mt_ring *r, const struct memtrace_trace_rec *slot)
+	__releases(&r->lock)
+{
+	u64 head = r->head;
+
+	if (!slot) {
 		raw_spin_unlock(&r->lock);
-		return false;
+		return;
 	}
-	r->recs[head & r->mask] = *rec;
-	was_empty = head == READ_ONCE(r->tail);
 	/* The record is complete before the reader can see it. */
 	smp_store_release(&r->head, head + 1);
 	raw_spin_unlock(&r->lock);
-	if (was_empty)
+	/*
+	 * Only now look at tail (see tracering.h): pairs with the barrier in
+	 * mt_ring_consume().  The reader had taken every record before this
+	 * one: it may be asleep, or about to be.
+	 */
+	smp_mb();
+	if (READ_ONCE(r->tail) == head)
 		irq_work_queue(&r->wake);
-	return true;
+}
+
+bool mt_ring_put(struct mt_ring *r, const struct memtrace_trace_rec *rec)
+{
+	struct memtrace_trace_rec *slot = mt_ring_reserve(r);
+
+	if (slot)
+		*slot = *rec;
+	mt_ring_commit(r, slot);
+	return slot;
 }
 
 u64 mt_ring_pending(struct mt_ring *r)
@@ -113,5 +136,10 @@ long mt_ring_consume(struct mt_ring *r, u32 max,
 	}
 	/* The records are copied out before producers may reuse their slots. */
 	smp_store_release(&r->tail, tail);
+	/*
+	 * The new tail is visible before this reader looks at head again (to
+	 * decide whether to sleep): pairs with the barrier in mt_ring_commit().
+	 */
+	smp_mb();
 	return done ? done : (avail ? ret : 0);
 }

@@ -13,7 +13,15 @@
  *
  * The hooks cannot wake a reader themselves (they may run under scheduler
  * locks), so a record that makes the ring non-empty queues an irq_work,
- * which wakes it.
+ * which wakes it.  "Non-empty" is decided after the record is published,
+ * against the consumer's tail read behind a full barrier; the consumer
+ * has one between moving tail and looking at head again.  Either the
+ * producer sees the reader caught up with it and wakes it, or the reader,
+ * about to sleep, sees the new head: no record is left behind a sleeping
+ * reader.  (Deciding before publishing, as this ring once did, let a
+ * reader drain the ring and go to sleep between the producer's look at
+ * tail and its head store, with no wake-up ever to come while the ring
+ * stayed non-empty.)
  */
 #ifndef MEMTRACE_TRACERING_H
 #define MEMTRACE_TRACERING_H
@@ -49,7 +57,14 @@ static inline u32 mt_ring_size(const struct mt_ring *r)
 	return r->recs ? r->mask + 1 : 0;
 }
 
-/* Producer (interrupts off): false if the ring is full. */
+/*
+ * Producer (interrupts off): the slot of the next record, to fill, or NULL
+ * if the ring is full; either way mt_ring_commit() follows, which
+ * publishes a filled slot.  The ring's lock is held from one to the other.
+ */
+struct memtrace_trace_rec *mt_ring_reserve(struct mt_ring *r);
+void mt_ring_commit(struct mt_ring *r, const struct memtrace_trace_rec *slot);
+/* Reserve, copy rec, commit: false if the ring is full. */
 bool mt_ring_put(struct mt_ring *r, const struct memtrace_trace_rec *rec);
 
 /* Records waiting to be read. */

@@ -497,6 +497,7 @@ int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 		return 0;
 	if (pid < 0)
 		return -EINVAL;
+	/* The pid as the caller's pid namespace numbers it. */
 	p = find_get_pid(pid);
 	task = p ? get_pid_task(p, PIDTYPE_PID) : NULL;
 	put_pid(p);
@@ -505,6 +506,11 @@ int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 	if (task->flags & PF_KTHREAD) {
 		put_task_struct(task);
 		return -EINVAL;
+	}
+	/* Reading its allocations and stacks is as much as ptrace would give. */
+	if (!mt_ptrace_may_attach(task)) {
+		put_task_struct(task);
+		return -EPERM;
 	}
 	/* NULL once the task is exiting: nothing left to trace. */
 	mm = get_task_mm(task);
@@ -631,8 +637,14 @@ int mt_user_attach(void)
 		ret = mt_uprobe_register(file_inode(up->file), up->offset,
 					 &up->uc, &up->handle);
 		if (ret) {
-			pr_warn("cannot register uprobe at %pD+0x%llx: %d\n",
-				up->file, (unsigned long long)up->offset, ret);
+			pr_warn_ratelimited("cannot register uprobe at %pD+0x%llx: %d\n",
+					    up->file, (unsigned long long)up->offset, ret);
+			/*
+			 * No instruction uprobes can take at that offset: said
+			 * with ENOTSUPP, which is not for user space, or ENOEXEC.
+			 */
+			if (ret == -ENOTSUPP || ret == -ENOEXEC)
+				ret = -EINVAL;
 			goto fail;
 		}
 		up->registered = true;

@@ -22,7 +22,7 @@ fi
 PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
 	elfutils kmod cpio gzip xz-utils busybox-static qemu-system-x86
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 dkms
-	valgrind sparse python3 zstd openssl debootstrap e2fsprogs"
+	valgrind sparse python3 zstd openssl debootstrap e2fsprogs libcap-dev"
 # The 6.12 kernel from bookworm-backports.
 BPO_PKGS="linux-image-amd64 linux-headers-amd64"
 

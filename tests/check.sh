@@ -10,13 +10,22 @@
 #   unit    make -C userspace test (host unit tests)
 #   build   memtrace-read; memtrace.ko + tests/kmod for the newest Debian
 #           6.1 and 6.12 kernels; tests/progs
+#   install make install/uninstall and DKMS for those kernels, on the host
+#           (tests/install/check-install.sh; nothing is loaded here)
 #   debug   scripts/debug-kernel.sh (KUnit/KASAN/lockdep/kmemleak kernel,
 #           cached) and memtrace (+ KUnit module, tests/kmod) for it
-#   guest   tests/e2e/*.sh in qemu guests labelled 6.1, 6.12, debug
+#   guest   tests/e2e/*.sh in qemu guests labelled 6.1, 6.12, debug (the
+#           6.1 and 6.12 guests boot with the module tree make install
+#           made); tests/lockdown/*.sh in the guest labelled lockdown: the
+#           debug kernel booted with lockdown=confidentiality
+#           module.sig_enforce=1, a short run of its own (lockdown refuses
+#           debugfs, so it has no kmemleak check)
+#   fuzz    not by default (make fuzz): tests/e2e/80-fuzz.sh alone on the
+#           debug kernel for FUZZ_SECONDS (default 900)
 #
 # Environment:
-#   CHECK_STAGES   stages to run (default "unit build debug guest")
-#   CHECK_GUESTS   guests to run (default "6.1 6.12 debug")
+#   CHECK_STAGES   stages to run (default "unit build install debug guest")
+#   CHECK_GUESTS   guests to run (default "6.1 6.12 debug lockdown")
 # Logs: build/logs/ (check.tap has every result line).
 set -u
 export LC_ALL=C
@@ -28,8 +37,8 @@ LOGS=$B/logs
 mkdir -p "$LOGS"
 TAP=$LOGS/check.tap
 : >"$TAP"
-STAGES=${CHECK_STAGES:-unit build debug guest}
-GUESTS=${CHECK_GUESTS:-6.1 6.12 debug}
+STAGES=${CHECK_STAGES:-unit build install debug guest}
+GUESTS=${CHECK_GUESTS:-6.1 6.12 debug lockdown}
 # Command-line variables of a parent make (make check KDIR=...) must not leak
 # into the builds below.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M
@@ -162,8 +171,11 @@ if wants build; then
 			PROGS_OK=1
 	fi
 	# Valgrind Memcheck's heap summaries of the user-mode test programs, for
-	# the guests' /data (tests/e2e/40-user-leaks.sh compares memtrace-read's).
+	# the guests' /data (tests/e2e/40-user-leaks.sh compares memtrace-read's),
+	# and the udev rule (tests/e2e/15-privileges.sh applies it).
 	rm -rf "$B/guest-data"
+	mkdir -p "$B/guest-data"
+	cp udev/60-memtrace.rules "$B/guest-data/"
 	if [ -n "$PROGS_OK" ]; then
 		mkdir -p "$B/guest-data"
 		build "Memcheck summary of userleak" "$LOGS/memcheck-userleak.log" 300 \
@@ -177,6 +189,24 @@ if wants build; then
 		"rm -f '$B/soak-ext4.img' && truncate -s 48M '$B/soak-ext4.img' &&
 		 mkfs.ext4 -q -F '$B/soak-ext4.img' && gzip -c '$B/soak-ext4.img' >'$B/guest-data/soak-ext4.img.gz' &&
 		 rm -f '$B/soak-ext4.img'"
+fi
+
+# ------------------------------------------------------------ b2. install
+if wants install; then
+	stage "install (host)"
+	kvs=
+	for l in 6.1 6.12; do
+		[ -n "${KVER_OF[$l]}" ] && kvs="$kvs ${KVER_OF[$l]}"
+	done
+	if [ -z "$kvs" ]; then
+		tap "not ok - install: no Debian kernel headers (make deps)"
+	else
+		# shellcheck disable=SC2086 # one word per kernel
+		timeout -k 10 900 tests/install/check-install.sh "$B/install" $kvs </dev/null 2>&1 |
+			stream ""
+		rc=${PIPESTATUS[0]}
+		[ "$rc" -eq 0 ] || tap "not ok - install: check-install.sh exited $rc"
+	fi
 fi
 
 # -------------------------------------------------------------- c. debug
@@ -224,12 +254,22 @@ if wants guest; then
 			# KASAN + lockdep + kmemleak under TCG: slow.
 			args+=(--timeout 3600 --timeout-scale 3 --sign "$DEBUG_TREE")
 			;;
+		lockdown)
+			# The debug kernel, locked down; kmemleak off (lockdown
+			# refuses debugfs: it could not be read anyway).
+			kv=${KVER_OF[debug]:-}
+			img=${DEBUG_TREE:+$DEBUG_TREE/arch/x86/boot/bzImage}
+			args=(--label "$l" --scripts "$top/tests/lockdown/*.sh" --timeout 1200
+			      --timeout-scale 3 --sign "$DEBUG_TREE"
+			      --append "lockdown=confidentiality module.sig_enforce=1 kmemleak=off")
+			;;
 		*)
 			img=${kv:+/boot/vmlinuz-$kv}
 			args+=(--timeout 900)
+			[ -d "$B/install/modtree/$kv" ] && args+=(--modules-tree "$B/install/modtree/$kv")
 			;;
 		esac
-		if [ "$l" = debug ] && [ -z "$DEBUG_TREE" ]; then
+		if { [ "$l" = debug ] || [ "$l" = lockdown ]; } && [ -z "$DEBUG_TREE" ]; then
 			tap "not ok - $l: guest run skipped (no debug kernel: see the debug stage)"
 			continue
 		fi
@@ -237,8 +277,11 @@ if wants guest; then
 			tap "not ok - $l: guest run skipped (no kernel image for $l)"
 			continue
 		fi
-		if wants build || [ "$l" = debug ]; then
-			if [ -z "${KO_OK[$l]:-}" ]; then
+		# The lockdown guest runs the debug kernel's builds.
+		tl=$l
+		[ "$l" = lockdown ] && tl=debug
+		if wants build || [ "$tl" = debug ]; then
+			if [ -z "${KO_OK[$tl]:-}" ]; then
 				tap "not ok - $l: guest run skipped (memtrace.ko for $kv did not build)"
 				continue
 			fi
@@ -247,7 +290,7 @@ if wants guest; then
 			continue
 		fi
 		args+=(--kernel "$img" --ko-dir "$B/kmod-$kv")
-		if [ -n "${TKO_OK[$l]:-}" ] || { ! wants build && [ "$l" != debug ]; }; then
+		if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ]; }; then
 			[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
 		fi
 		[ -d "$B/guest-kmods-$kv" ] && args+=(--ko-dir "$B/guest-kmods-$kv")
@@ -261,6 +304,23 @@ if wants guest; then
 			tap "not ok - $l: run-guest.sh exited $rc"
 		fi
 	done
+fi
+
+# --------------------------------------------------------------- e. fuzz
+if wants fuzz; then
+	stage "fuzz (debug kernel, ${FUZZ_SECONDS:-900} s)"
+	secs=${FUZZ_SECONDS:-900}
+	if [ -z "$DEBUG_TREE" ] || [ -z "${KO_OK[debug]:-}" ]; then
+		tap "not ok - fuzz: skipped (no debug kernel or module: see the debug stage)"
+	else
+		args=(--label fuzz --kernel "$DEBUG_TREE/arch/x86/boot/bzImage"
+		      --scripts "$top/tests/e2e/80-fuzz.sh" --sign "$DEBUG_TREE"
+		      --ko-dir "$B/kmod-debug" --bin-dir "$B/user" --bin-dir "$B/progs"
+		      --timeout $((secs * 2 + 900)) --timeout-scale 3
+		      --append "MTT_FUZZ_SECONDS=$secs")
+		timeout -k 10 $((secs * 2 + 1000)) tests/guest/run-guest.sh "${args[@]}" </dev/null 2>&1 |
+			stream ""
+	fi
 fi
 
 stage ""

@@ -90,6 +90,9 @@ static int handshake(struct mt_device *d, struct mt_err *err)
 			       "memtrace-read (%s): install matching versions",
 			       MEMTRACE_ABI_VERSION, MEMTRACE_READ_VERSION);
 	}
+	if (errno == EPERM)
+		return mt_errf(err, EPERM, "%s: %s (memtrace-read needs CAP_PERFMON or "
+			       "CAP_SYS_ADMIN)", d->path, strerror(errno));
 	if (errno == ENOTTY || errno == EINVAL)
 		return mt_errf(err, errno, "%s is not a memtrace device (version handshake: %s)",
 			       d->path, strerror(errno));
@@ -118,8 +121,13 @@ int device_open(struct mt_device *d, const char *path, struct mt_err *err)
 		if (e == ENOENT || module_gone(e))
 			return mt_errf(err, ENOENT, "memtrace module not loaded: modprobe memtrace "
 				       "(%s: %s)", path, strerror(e));
-		if (e == EACCES || e == EPERM)
-			return mt_errf(err, e, "cannot open %s: %s (memtrace-read needs root)",
+		if (e == EPERM)
+			return mt_errf(err, e, "cannot open %s: %s (memtrace-read needs "
+				       "CAP_PERFMON or CAP_SYS_ADMIN, and CAP_SYSLOG to see "
+				       "kernel addresses)", path, strerror(e));
+		if (e == EACCES)
+			return mt_errf(err, e, "cannot open %s: %s (memtrace-read needs root, "
+				       "or membership of the device's group and CAP_PERFMON)",
 				       path, strerror(e));
 		return mt_errf(err, e, "cannot open %s: %s", path, strerror(e));
 	}
@@ -209,6 +217,9 @@ int device_set_target(struct mt_device *d, int pid, bool follow_forks, struct mt
 		return 0;
 	if (errno == ESRCH)
 		return mt_errf(err, ESRCH, "pid %d: no such process (or it is exiting)", pid);
+	if (errno == EPERM)
+		return mt_errf(err, EPERM, "pid %d: not permitted to trace it (as for ptrace: "
+			       "same user and dumpable, or CAP_SYS_PTRACE)", pid);
 	if (errno == EINVAL)
 		return mt_errf(err, EINVAL, "pid %d is a kernel thread: it has no user "
 			       "allocations to trace", pid);

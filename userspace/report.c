@@ -45,7 +45,8 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 		return;
 	}
 	if (!s->nr_frames)
-		fprintf(out, "%s[empty stack]\n", indent);
+		fprintf(out, "%s%s\n", indent, snap->hdr.flags & MEMTRACE_HDR_KADDR_HIDDEN ?
+			"[kernel stack hidden: CAP_SYSLOG needed]" : "[empty stack]");
 	for (uint32_t i = 0; i < s->nr_frames; i++) {
 		if (us) {
 			size_t n = usyms_format(us, s->ips[i], lines, USYM_LINE_LEN, USYM_LINES);

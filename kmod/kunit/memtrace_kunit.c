@@ -1209,6 +1209,64 @@ static void mt_test_ring_basic(struct kunit *test)
 	mt_ring_destroy(&r);
 }
 
+/* A wait queue entry that only notes that it was woken. */
+struct mt_ring_waiter {
+	struct wait_queue_entry wq;
+	bool woken;
+};
+
+static int mt_ring_waiter_wake(struct wait_queue_entry *wq, unsigned int mode,
+			       int sync, void *key)
+{
+	container_of(wq, struct mt_ring_waiter, wq)->woken = true;
+	return 0;
+}
+
+/*
+ * The lost wake-up window: a producer has claimed its slot when the reader
+ * drains the ring, finds it empty and sleeps; then the producer publishes.
+ * Its record must wake the reader, or a blocking read(2) sleeps with
+ * records pending for as long as the ring stays non-empty (no later record
+ * finds it empty), i.e. until tracing stops.  Without the fix (the
+ * emptiness decided before head was published) the waiter is never woken.
+ */
+static void mt_test_ring_wake_after_drain(struct kunit *test)
+{
+	struct mt_ring_sink k = { .fail_after = -1 };
+	struct mt_ring_waiter w = { };
+	struct memtrace_trace_rec *slot;
+	unsigned long flags;
+	struct mt_ring r;
+
+	mt_ring_init(&r);
+	KUNIT_ASSERT_EQ(test, mt_ring_resize(&r, 8), 0);
+	KUNIT_ASSERT_TRUE(test, mt_ring_put_addr(&r, 1));
+	irq_work_sync(&r.wake);
+	init_waitqueue_func_entry(&w.wq, mt_ring_waiter_wake);
+	add_wait_queue(&r.wait, &w.wq);
+
+	local_irq_save(flags);
+	slot = mt_ring_reserve(&r);
+	if (slot) {
+		/* The reader takes record 1 and sees nothing more: it sleeps. */
+		KUNIT_EXPECT_EQ(test, mt_ring_consume(&r, 8, mt_ring_sink_copy, &k), 1L);
+		KUNIT_EXPECT_EQ(test, mt_ring_pending(&r), 0ULL);
+		*slot = (struct memtrace_trace_rec) { .addr = 2 };
+	}
+	mt_ring_commit(&r, slot);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	irq_work_sync(&r.wake);
+
+	KUNIT_EXPECT_TRUE_MSG(test, w.woken,
+			      "a reader asleep on an empty ring missed the record that filled it");
+	KUNIT_EXPECT_EQ(test, mt_ring_pending(&r), 1ULL);
+	KUNIT_EXPECT_EQ(test, mt_ring_consume(&r, 8, mt_ring_sink_copy, &k), 1L);
+	KUNIT_EXPECT_EQ(test, k.addr[1], 2ULL);
+	remove_wait_queue(&r.wait, &w.wq);
+	mt_ring_destroy(&r);
+}
+
 /* Every CPU produces while one consumer drains: nothing lost or duplicated. */
 #define MT_RING_RACE_PER_CPU	20000
 struct mt_ring_race {
@@ -1330,6 +1388,7 @@ static struct kunit_case mt_calls_cases[] = {
 
 static struct kunit_case mt_ring_cases[] = {
 	KUNIT_CASE(mt_test_ring_basic),
+	KUNIT_CASE(mt_test_ring_wake_after_drain),
 	KUNIT_CASE(mt_test_ring_concurrent),
 	{}
 };

@@ -159,3 +159,118 @@ last_report_stacks() {
 	     { if (s != "") print s; s = "" }
 	     END { if (s != "") print s }'
 }
+
+# ---- userleak (tests/progs/userleak.c), whose allocations are known -------
+
+# Memcheck's summary of userleak, computed on the host
+# (tests/progs/memcheck-expected.sh); the constants if it is not shipped.
+MEMCHECK=/data/userleak.memcheck
+EXPECT_INUSE='in use at exit: 2,724 bytes in 14 blocks'
+EXPECT_TOTAL='total heap usage: 1,016 allocs, 1,002 frees, 66,824 bytes allocated'
+
+# fr FUNC BINARY: ERE of one frame, "FUNC+0xOFF [BINARY]" and maybe " file.c:LINE".
+fr() {
+	printf '%s\n' "$1\\+0x[0-9a-f]+ \\[$2\\]( [^ ;]+:[0-9]+)?"
+}
+
+# ERE of a stack: BYTES in COUNT allocations, frame FUNC directly followed by
+# its caller CALLER (both in BINARY).
+stack_re() {
+	printf '%s\n' "^[[:space:]]*$1 bytes in $2 allocations from stack[^;]*( ;; [^;]*)* ;; $(fr "$3" "$5") ;; $(fr "$4" "$5")( ;; |\$)"
+}
+
+# check_userleak_stacks WHAT OUTFILE: the last report of OUTFILE holds exactly
+# userleak's four leaking stacks (2724 bytes) and nothing of what it freed.
+check_userleak_stacks() {
+	_what=$1
+	_stacks=$(last_report_stacks "$2")
+	check_match "$_what: 5 x malloc(100) = 500 bytes in 5 allocations, from leak_malloc called by main" \
+		"$(stack_re 500 5 leak_malloc main userleak)" "$_stacks"
+	check_match "$_what: 3 x calloc(10, 20) = 600 bytes in 3 allocations, from leak_calloc called by main" \
+		"$(stack_re 600 3 leak_calloc main userleak)" "$_stacks"
+	check_match "$_what: 2 x realloc(p, 300) = 600 bytes in 2 allocations, from leak_realloc called by main" \
+		"$(stack_re 600 2 leak_realloc main userleak)" "$_stacks"
+	check_match "$_what: 4 x posix_memalign(64, 256) = 1024 bytes in 4 allocations, from leak_memalign called by main" \
+		"$(stack_re 1024 4 leak_memalign main userleak)" "$_stacks"
+	if printf '%s\n' "$_stacks" | grep -Eq ' ;; (churn|realloc_seed)\+'; then
+		not_ok "$_what: nothing freed is reported (churn's malloc/free, the malloc(50)s realloc took over)" \
+			"$(printf '%s\n' "$_stacks" | grep -E ' ;; (churn|realloc_seed)\+')"
+	else
+		ok "$_what: nothing freed is reported (churn's malloc/free, the malloc(50)s realloc took over)"
+	fi
+	check_eq "$_what: exactly 4 stacks, 2724 bytes in 14 allocations" "4 stacks, 2724 bytes in 14" \
+		"$(printf '%s\n' "$_stacks" | awk '/ bytes in [0-9]+ allocations from stack/ {
+			n++; b += $1; c += $4 } END { printf "%d stacks, %d bytes in %d", n, b, c }')"
+}
+
+# summary_lines: of stdin, the Memcheck-style "in use at exit: ..." and
+# "total heap usage: ..." lines, in that order, without the indentation.
+summary_lines() {
+	sed -E -n 's/^[[:space:]]*((in use at exit|total heap usage): .*[^[:space:]])[[:space:]]*$/\1/p' |
+		head -n 2
+}
+
+# check_userleak_c WHAT: memtrace-read -c userleak reports, at the command's
+# exit, exactly userleak's leaks, and a heap summary equal to Memcheck's.
+check_userleak_c() {
+	_what=$1
+	_out=/tmp/c.out
+	timeout -s KILL $((120 * ${MTT_TIMEOUT_SCALE:-1})) memtrace-read -c /usr/bin/userleak >"$_out" 2>&1
+	check_eq "$_what: memtrace-read exits 0 when the command has exited" 0 "$?"
+	_cpid=$(sed -n 's/^Attaching to pid \([0-9][0-9]*\), Ctrl+C to quit\.$/\1/p' "$_out" | head -n 1)
+	if [ -n "$_cpid" ]; then
+		ok "$_what: 'Attaching to pid PID, Ctrl+C to quit.'"
+	else
+		not_ok "$_what: 'Attaching to pid PID, Ctrl+C to quit.'" "$(head -n 20 "$_out")"
+		_cpid=NONE
+	fi
+	check_match "$_what: '[HH:MM:SS] pid PID exited; allocations in use at exit:'" \
+		"^\\[[0-9:]+\\] pid $_cpid exited; allocations in use at exit:\$" "$(cat "$_out")"
+	diag "$(sed -n '/exited; allocations in use at exit/,$p' "$_out" | head -n 40)"
+	check_userleak_stacks "$_what" "$_out"
+
+	# The heap summary, worded as Memcheck words it, with Memcheck's numbers.
+	_summary=$(sed -n "/^HEAP SUMMARY (pid $_cpid):\$/,\$p" "$_out")
+	check_match "$_what: 'HEAP SUMMARY (pid PID):'" '^HEAP SUMMARY' "$_summary"
+	_inuse=$(printf '%s\n' "$_summary" | summary_lines | grep '^in use at exit:')
+	_total=$(printf '%s\n' "$_summary" | summary_lines | grep '^total heap usage:')
+	if [ -s "$MEMCHECK" ]; then
+		_want_inuse=$(summary_lines <"$MEMCHECK" | grep '^in use at exit:')
+		_want_total=$(summary_lines <"$MEMCHECK" | grep '^total heap usage:')
+		_from="Memcheck on the host"
+		if [ "$_want_inuse" != "$EXPECT_INUSE" ] || [ "$_want_total" != "$EXPECT_TOTAL" ]; then
+			diag "$MEMCHECK differs from userleak.c's numbers: '$_want_inuse' / '$_want_total'"
+		fi
+	else
+		diag "$MEMCHECK not shipped: comparing with userleak.c's numbers"
+		_want_inuse=$EXPECT_INUSE
+		_want_total=$EXPECT_TOTAL
+		_from="userleak.c"
+	fi
+	diag "expected heap summary (from $_from): $_want_inuse / $_want_total"
+	check_eq "$_what: heap summary 'in use at exit: ...' as Memcheck's" "$_want_inuse" "$_inuse"
+	check_eq "$_what: heap summary 'total heap usage: ...' as Memcheck's" "$_want_total" "$_total"
+}
+
+# ---- modules and lockdown --------------------------------------------------
+
+# strip_module_signature SRC DST: DST is SRC without its appended signature
+# ([module][PKCS#7][struct module_signature: sig_len, big endian, at byte 8
+# of 12]["~Module signature appended~\n"]), i.e. the module as built.
+strip_module_signature() {
+	_sz=$(wc -c <"$1")
+	if [ "$(tail -c 28 "$1")" != "~Module signature appended~" ]; then
+		cp "$1" "$2"
+		return
+	fi
+	_len=$(od -An -tu1 -j $((_sz - 32)) -N 4 "$1" |
+		awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+	head -c $((_sz - 40 - _len)) "$1" >"$2"
+}
+
+# mount_securityfs: /sys/kernel/security, for the lockdown LSM's state.
+mount_securityfs() {
+	[ -e /sys/kernel/security/lockdown ] ||
+		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+	[ -e /sys/kernel/security/lockdown ]
+}

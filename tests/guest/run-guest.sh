@@ -5,12 +5,15 @@
 # Exit status 0 iff no "not ok".
 #
 # usage: run-guest.sh --kernel IMAGE --label LABEL [--ko-dir DIR ...]
-#          [--bin-dir DIR ...] [--data-dir DIR ...]
+#          [--bin-dir DIR ...] [--data-dir DIR ...] [--modules-tree DIR]
 #          --scripts 'GLOB' [--scripts 'GLOB' ...]
 #          [--timeout SEC] [--script-timeout SEC] [--append 'cmdline']
 #          [--mem MB] [--bzimage] [--sign KTREE] [--timeout-scale N]
 #   --data-dir        copy every file of DIR into the guest's /data
 #                     (expected results computed on the host)
+#   --modules-tree    DIR is a /lib/modules/KVER tree (as make install
+#                     leaves it); the guest gets it as its /lib/modules/KVER,
+#                     KVER being DIR's name
 #   --timeout         whole qemu run (default 600)
 #   --script-timeout  per script (default 300); a script may set its own
 #                     with a line "# mtt-timeout: SEC"
@@ -43,7 +46,7 @@ usage() {
 }
 
 KERNEL='' LABEL='' TIMEOUT=600 SCRIPT_TIMEOUT=300 APPEND='' MEM=${MEM:-1024} BZIMAGE=0 SIGN_TREE='' SCALE=1
-KO_DIRS=() BIN_DIRS=() DATA_DIRS=() GLOBS=()
+KO_DIRS=() BIN_DIRS=() DATA_DIRS=() GLOBS=() MOD_TREES=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--ko-dir) KO_DIRS+=("$2"); shift 2 ;;
 	--bin-dir) BIN_DIRS+=("$2"); shift 2 ;;
 	--data-dir) DATA_DIRS+=("$2"); shift 2 ;;
+	--modules-tree) MOD_TREES+=("$2"); shift 2 ;;
 	--scripts) GLOBS+=("$2"); shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--script-timeout) SCRIPT_TIMEOUT=$2; shift 2 ;;
@@ -184,6 +188,13 @@ for d in "${DATA_DIRS[@]}"; do
 		cp -L "$f" "$root/data/" || fail "guest setup (cannot copy $f)"
 		ndata=$((ndata + 1))
 	done
+done
+
+for d in "${MOD_TREES[@]}"; do
+	[ -d "$d" ] || { echo "# $LABEL: --modules-tree $d does not exist"; continue; }
+	mkdir -p "$root/usr/lib/modules"
+	cp -a "$d" "$root/usr/lib/modules/$(basename "$d")" ||
+		fail "guest setup (cannot copy $d)"
 done
 
 scripts=()

@@ -16,36 +16,8 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
-static int file_offset(uintptr_t addr, char *path, size_t len, uint64_t *off)
-{
-	char line[4096];
-	int found = 0;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	if (!f) {
-		perror("ufnoffset: /proc/self/maps");
-		return -1;
-	}
-	while (!found && fgets(line, sizeof(line), f)) {
-		uint64_t start, end, pgoff;
-		char perms[8];
-		int pos = 0;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*x:%*x %*u %n",
-			   &start, &end, perms, &pgoff, &pos) < 4 || !pos)
-			continue;
-		if (addr < start || addr >= end || perms[2] != 'x' || line[pos] != '/')
-			continue;
-		line[pos + strcspn(line + pos, "\n")] = '\0';
-		snprintf(path, len, "%s", line + pos);
-		*off = addr - start + pgoff;
-		found = 1;
-	}
-	fclose(f);
-	return found ? 0 : -1;
-}
+#include "mtt.h"
 
 int main(int argc, char **argv)
 {
@@ -63,7 +35,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ufnoffset: %s: not found\n", argv[i]);
 			return 1;
 		}
-		if (file_offset((uintptr_t)addr, path, sizeof(path), &off)) {
+		if (mtt_file_offset((uintptr_t)addr, path, sizeof(path), &off)) {
 			fprintf(stderr, "ufnoffset: %s at %p: in no executable file mapping\n",
 				argv[i], addr);
 			return 1;

@@ -17,6 +17,22 @@
  *  - The snapshot buffer is self-describing: sections are located by the
  *    offsets in struct memtrace_snap_header, and each record size is given
  *    there, so a reader skips fields it does not know.
+ *
+ * Access:
+ *  - Every ioctl, read(2), poll(2) and mmap(2), not only open(2), fails
+ *    with EPERM unless the caller itself holds CAP_PERFMON or
+ *    CAP_SYS_ADMIN.  Kernel addresses reach only a caller that also holds
+ *    CAP_SYSLOG (MEMTRACE_HDR_KADDR_HIDDEN); a buffer that received them
+ *    can be mapped only by such a caller.
+ *  - The session belongs to the file that first issues MEMTRACE_IOC_CONFIG,
+ *    _TARGET, _UPROBE or _START on it, until that file is closed.  Other
+ *    files get EBUSY from those, and EPERM from _STOP, _CLEAR, _SNAPSHOT
+ *    and read(2).  Closing the file stops the session; what it recorded
+ *    is then out of every reader's view (ENODATA).
+ *  - MEMTRACE_IOC_TARGET names a process as the caller's pid namespace
+ *    numbers it, and only one the caller may ptrace-attach to (EPERM);
+ *    task ids in records are numbered as the reader's pid namespace
+ *    numbers them (0: not in it).
  */
 #ifndef _UAPI_LINUX_MEMTRACE_H
 #define _UAPI_LINUX_MEMTRACE_H
@@ -230,6 +246,9 @@ struct memtrace_snap_header {
 	__u32 ksyms_dropped;	/* symbols not kept: the module symbol store was full */
 	__u32 blind;		/* MEMTRACE_BLIND_*: paths this kernel let no hook see */
 	__u32 __pad1;
+	/* Grown at the end: check header_size before reading these. */
+	__u32 flags;		/* MEMTRACE_HDR_* */
+	__u32 __pad2;
 };
 
 /*
@@ -245,6 +264,14 @@ struct memtrace_snap_header {
 #define MEMTRACE_BLIND_PERCPU_CHUNK	(1U << 5)	/* pages of percpu chunks told apart */
 #define MEMTRACE_BLIND_CACHE_DESTROY	(1U << 6)	/* a cache destroyed and another made at its address */
 #define MEMTRACE_BLIND_SPLIT_PAGE	(1U << 7)	/* split_page(): its pages' allocations stay one block */
+
+/*
+ * The reader lacks CAP_SYSLOG: this kernel-mode snapshot has kernel
+ * addresses as 0 (memtrace_alloc_rec.addr) and kernel stacks without
+ * frames; trace records read(2) by it have addr and caller 0.  Counts,
+ * sizes, caches and task names are all there.
+ */
+#define MEMTRACE_HDR_KADDR_HIDDEN	(1U << 0)
 
 #define MEMTRACE_STATE_STOPPED	0
 #define MEMTRACE_STATE_TRACING	1
