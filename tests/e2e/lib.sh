@@ -151,9 +151,13 @@ start_kernel_reader() {
 # (every interval, and the final one on SIGINT) or with
 # "[HH:MM:SS] pid PID exited; allocations in use at exit:" (or exec'd ... exec).
 last_report_stacks() {
-	awk '/^\[[0-9:]+\] (Top [0-9]+ stacks|pid [0-9]+ (exited|exec.d))/ { n++; r[n] = "" }
-	     n { r[n] = r[n] $0 "\n" }
-	     END { printf "%s", r[n] }' "$1" |
+	# Two passes: the report's first line, then its stacks.  One awk
+	# keeping each report in a growing string reallocates it a line at a
+	# time, which on a debug kernel under memtrace takes minutes.
+	_lrs_start=$(awk '/^\[[0-9:]+\] (Top [0-9]+ stacks|pid [0-9]+ (exited|exec.d))/ { n = NR }
+		END { print n + 0 }' "$1")
+	[ "$_lrs_start" -gt 0 ] || return 0
+	tail -n "+$_lrs_start" "$1" |
 	awk '/ bytes in [0-9]+ allocations from stack/ { if (s != "") print s; s = $0; next }
 	     /^[ \t]+[^ \t]/ && s != "" { sub(/^[ \t]+/, ""); s = s " ;; " $0; next }
 	     { if (s != "") print s; s = "" }

@@ -652,8 +652,8 @@ static void check_no_stray_bytes(void)
 		die("stray bytes: mmap");
 	h = map;
 	mtt_check("stray bytes: header padding and reserved words are zero",
-		  !h->__pad0 && zero(h->loss.__reserved, sizeof(h->loss.__reserved)),
-		  "pad 0x%x", h->__pad0);
+		  !h->__pad1 && !h->__pad2,
+		  "pads 0x%x 0x%x", h->__pad1, h->__pad2);
 	for (uint32_t i = 0; i < h->nr_allocs; i++) {
 		const struct memtrace_alloc_rec *a = SNAP_RECS(map, h, allocs_off,
 							       struct memtrace_alloc_rec) + i;
