@@ -66,6 +66,12 @@ struct mt_thread_calls *mt_calltab_find(struct mt_calltab *t, u32 tid);
 /* A new call on top of tc's; NULL when MT_CALL_DEPTH calls are in flight. */
 struct mt_call *mt_calltab_push(struct mt_thread_calls *tc, unsigned long sp);
 /*
+ * Whether a call made at user stack pointer sp runs inside a call still in
+ * flight (below it on the stack), dropping the calls it shows returned
+ * unseen; the slot is given up if none is left.
+ */
+bool mt_calltab_inside(struct mt_thread_calls *tc, unsigned long sp);
+/*
  * The call a return at user stack pointer ret_sp completes, removed with
  * every call above it (abandoned ones), into *out.  Returns false if no
  * call in flight matches.  The slot is given up when its last call ends.

@@ -240,7 +240,9 @@ static long mt_ioctl_uprobe(struct file *file, void __user *arg)
 	if (u.__pad)
 		return -EINVAL;
 	mt_lock();
-	ret = mt.tracing ? -EBUSY : mt_user_add_uprobe(file, u.fd, u.offset, u.func);
+	/* While tracing, only its owner's target takes new probes. */
+	ret = mt.tracing && mt.owner != file ? -EBUSY :
+	      mt_user_add_uprobe(file, u.fd, u.offset, u.func);
 	mt_unlock();
 	return ret;
 }

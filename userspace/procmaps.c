@@ -325,7 +325,7 @@ static const struct mapped_object *find_exe(int pid, const struct mapped_object 
 
 static bool defines_malloc(const struct mapped_object *obj)
 {
-	struct ufn_probe probes[MEMTRACE_UFN_MAX];
+	struct ufn_probe probes[ELFSYMS_MAX_PROBES];
 	int i, n;
 
 	n = elfsyms_find_allocators(obj->open_path, probes, MT_ARRAY_SIZE(probes), NULL);

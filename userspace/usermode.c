@@ -121,7 +121,7 @@ static bool maps_interpreter(const struct mapped_object *maps, size_t nr)
 static int probe_object(struct mt_device *d, const char *open_path, const char *shown,
 			struct mt_err *err)
 {
-	struct ufn_probe probes[MEMTRACE_UFN_MAX];
+	struct ufn_probe probes[ELFSYMS_MAX_PROBES];
 	int n, fd, ret = 0;
 
 	n = elfsyms_find_allocators(open_path, probes, MT_ARRAY_SIZE(probes), err);

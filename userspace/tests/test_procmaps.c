@@ -432,7 +432,7 @@ static bool child_runs(pid_t pid, uint64_t addr, const char *file, uint64_t offs
 static void check_static_child(const char *exe, pid_t pid, uint64_t addr)
 {
 	const struct mapped_object *libc = NULL;
-	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	struct ufn_probe p[ELFSYMS_MAX_PROBES];
 	struct mapped_object *o = NULL;
 	char real[4096] = "";
 	struct mt_err err;
@@ -447,7 +447,7 @@ static void check_static_child(const char *exe, pid_t pid, uint64_t addr)
 	}
 	check(!strcmp(libc->path, real) && addr >= libc->start && addr < libc->end,
 	      "procmaps_find_libc picks a static binary that defines malloc: %s", libc->path);
-	n = elfsyms_find_allocators(libc->open_path, p, MEMTRACE_UFN_MAX, &err);
+	n = elfsyms_find_allocators(libc->open_path, p, ELFSYMS_MAX_PROBES, &err);
 	for (i = 0; i < n && p[i].func != MEMTRACE_UFN_MALLOC; i++)
 		;
 	check(i < n && child_runs(pid, addr, libc->open_path, p[i].offset),
