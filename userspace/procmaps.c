@@ -20,9 +20,7 @@
 #include <linux/memtrace.h>
 
 #include "elfsyms.h"
-
-/* include/linux/sched.h: the task is a kernel thread. */
-#define PF_KTHREAD 0x00200000u
+#include "procfs.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -102,21 +100,37 @@ static int new_obj(struct objs *o, int pid, const char *path, bool deleted, uint
 	return 0;
 }
 
+bool procmaps_parse_line(const char *line, struct maps_line *m)
+{
+	char perms[8];
+	int pos = -1;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
+		   &m->start, &m->end, perms, &m->offset, &m->major, &m->minor, &m->inode,
+		   &pos) != 7 || pos < 0 || strlen(perms) != 4 || m->end < m->start)
+		return false;
+	m->readable = perms[0] == 'r';
+	m->exec = perms[2] == 'x';
+	m->name = line + pos;
+	m->name_len = strcspn(m->name, "\n");
+	return true;
+}
+
 /* One line; *obj is left NULL for a mapping that is not a file's. */
 static int parse_line(struct objs *o, int pid, char *line, struct mapped_object **obj)
 {
-	uint64_t start, end, offset, inode;
-	char perms[8], *path;
+	struct maps_line m;
+	uint64_t start, end;
+	char *path;
 	bool deleted;
-	int pos = -1;
 
 	*obj = NULL;
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*x:%*x %" SCNu64 " %n",
-		   &start, &end, perms, &offset, &inode, &pos) != 5 || pos < 0 ||
-	    strlen(perms) != 4 || end < start)
+	if (!procmaps_parse_line(line, &m))
 		return -EINVAL;
-	path = line + pos;
-	path[strcspn(path, "\n")] = '\0';
+	start = m.start;
+	end = m.end;
+	path = line + (m.name - line);
+	path[m.name_len] = '\0';
 	/* Anonymous memory, [heap], [vdso], anon_inode:..., socket:... */
 	if (path[0] != '/')
 		return 0;
@@ -131,7 +145,7 @@ static int parse_line(struct objs *o, int pid, char *line, struct mapped_object 
 	} else if (new_obj(o, pid, path, deleted, start, end, obj)) {
 		return -ENOMEM;
 	}
-	if (*obj && perms[2] == 'x')
+	if (*obj && m.exec)
 		(*obj)->executable = true;
 	return 0;
 }
@@ -193,56 +207,37 @@ static int kthread_err(int pid, struct mt_err *err)
 		       "pid %d is a kernel thread: it has no user allocations to trace", pid);
 }
 
-/* /proc/PID/stat: "PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...",
- * COMM being free text, so parse from its last ')'. */
-static int read_stat(int pid, char *state, unsigned int *flags, struct mt_err *err)
+/*
+ * The thread whose maps show the process's memory: the leader, or another
+ * thread if the leader left by pthread_exit() (its own maps are empty).
+ */
+static int check_task(int pid, int *tid, struct mt_err *err)
 {
-	char path[64], buf[1024], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		if (errno == ENOENT || errno == ESRCH)
-			return mt_errf(err, ESRCH, "pid %d: no such process", pid);
-		return mt_errf(err, errno, "cannot read %s: %s", path, strerror(errno));
-	}
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!n || !p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2) {
-		/* Empty: the process went away between open and read. */
-		if (!n)
-			return mt_errf(err, ESRCH, "pid %d: no such process", pid);
-		return mt_errf(err, EINVAL, "%s: unexpected format", path);
-	}
-	return 0;
-}
-
-static int check_task(int pid, struct mt_err *err)
-{
-	unsigned int flags;
-	char state;
+	struct proc_stat st;
 	int rc;
 
-	rc = read_stat(pid, &state, &flags, err);
+	rc = procfs_stat(pid, 0, &st);
+	if (rc == -ESRCH)
+		return mt_errf(err, ESRCH, "pid %d: no such process", pid);
 	if (rc)
-		return rc;
-	if (flags & PF_KTHREAD)
+		return mt_errf(err, -rc, "cannot read /proc/%d/stat: %s", pid, strerror(-rc));
+	if (st.flags & PROCFS_PF_KTHREAD)
 		return kthread_err(pid, err);
-	if (state == 'Z' || state == 'X')
+	*tid = procfs_live_thread(pid);
+	if (*tid <= 0)
 		return mt_errf(err, ESRCH, "pid %d: no such process (it has exited: a zombie)",
 			       pid);
 	return 0;
 }
 
-static int open_maps(int pid, FILE **f, struct mt_err *err)
+static int open_maps(int pid, int tid, FILE **f, struct mt_err *err)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (tid == pid)
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", pid, tid);
 	*f = fopen(path, "re");
 	if (*f)
 		return 0;
@@ -253,6 +248,20 @@ static int open_maps(int pid, FILE **f, struct mt_err *err)
 			       "pid %d: permission denied reading %s: tracing another user's "
 			       "process needs root (CAP_SYS_PTRACE)", pid, path);
 	return mt_errf(err, errno, "cannot open %s: %s", path, strerror(errno));
+}
+
+int procmaps_read_text(int pid, char **text, size_t *len)
+{
+	char what[48];
+	int tid = procfs_live_thread(pid);
+
+	if (tid <= 0)
+		return tid ? tid : -ESRCH;
+	if (tid == pid)
+		snprintf(what, sizeof(what), "maps");
+	else
+		snprintf(what, sizeof(what), "task/%d/maps", tid);
+	return procfs_read(pid, what, text, len);
 }
 
 /* A kernel thread has no mm: its maps are empty and it has no exe. */
@@ -267,14 +276,14 @@ static bool has_exe(int pid)
 int procmaps_read(int pid, struct mapped_object **out, size_t *nr, struct mt_err *err)
 {
 	size_t lines;
+	int rc, tid = 0;
 	FILE *f;
-	int rc;
 
 	if (pid <= 0)
 		return mt_errf(err, ESRCH, "pid %d: no such process", pid);
-	rc = check_task(pid, err);
+	rc = check_task(pid, &tid, err);
 	if (!rc)
-		rc = open_maps(pid, &f, err);
+		rc = open_maps(pid, tid, &f, err);
 	if (rc)
 		return rc;
 	errno = 0;

@@ -32,6 +32,24 @@ struct mapped_object {
 	bool deleted;		/* the kernel marked it " (deleted)" */
 };
 
+/* One line of /proc/PID/maps, as the kernel writes it. */
+struct maps_line {
+	uint64_t start, end, offset, inode;
+	unsigned int major, minor;
+	bool readable, exec;
+	const char *name;	/* into the line: a path, "[vdso]", ... or "" */
+	size_t name_len;	/* up to the end of the line (the newline) */
+};
+
+/* Parses one line of /proc/PID/maps; false if it is not in that format. */
+bool procmaps_parse_line(const char *line, struct maps_line *m);
+
+/*
+ * The text of process pid's maps, read through a thread that has not
+ * exited (see procfs.h), NUL-terminated.  -ESRCH once it has exited.
+ */
+int procmaps_read_text(int pid, char **text, size_t *len);
+
 /*
  * Reads /proc/PID/maps: file-backed objects in address order, deduplicated
  * by path.  Errors: -ESRCH "pid N: no such process" (also for a zombie),

@@ -29,6 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "procfs.h"
+#include "procmaps.h"
+
 /* Deeper inline chains exist only in generated code; cut them there. */
 #define USYMS_MAX_INLINE	16
 /* Room for the formatted lines of one address: names are cut to fit. */
@@ -78,92 +81,23 @@ static const Dwfl_Callbacks usyms_callbacks = {
 
 /* ---- /proc ------------------------------------------------------------ */
 
-/* All of /proc/PID/<what>, NUL-terminated (they report no size). */
-static int read_proc(int pid, const char *what, char **out, size_t *len)
-{
-	size_t cap = 16384, n = 0;
-	char path[64], *buf;
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	buf = malloc(cap);
-	while (buf) {
-		ssize_t got;
-
-		if (n + 1 == cap) {
-			char *bigger = realloc(buf, cap * 2);
-
-			if (!bigger)
-				break;
-			buf = bigger;
-			cap *= 2;
-		}
-		got = read(fd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			ret = -errno;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	if (!ret && (!buf || n + 1 == cap))
-		ret = -ENOMEM;
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
-/* Field n (from 3 on) of /proc/PID/stat, after the ')' ending field 2. */
-static const char *stat_field(const char *paren, int n)
-{
-	const char *p = paren;
-
-	for (int field = 2; p && field < n; field++)
-		p = strchr(p + 1, ' ');
-	return p ? p + 1 : NULL;
-}
-
-#define USYMS_PF_KTHREAD 0x00200000	/* include/linux/sched.h */
-
 /*
- * The start time (field 22) of a process, which tells it from a later one
- * with the same pid, and whether it is a kernel thread (flags, field 9).
- * -ESRCH for a zombie, whose mappings are already gone.
+ * The start time of a process, which tells it from a later one with the
+ * same pid, and whether it is a kernel thread.  -ESRCH once it has exited
+ * (its mappings are gone).
  */
 static int read_stat(int pid, unsigned long long *start, bool *kthread)
 {
-	const char *state, *flags, *start_time;
-	char *stat, *paren;
-	size_t len;
-	int ret = read_proc(pid, "stat", &stat, &len);
+	struct proc_stat st;
+	int ret = procfs_stat(pid, 0, &st);
 
 	if (ret)
 		return ret;
-	/* The command name may hold anything, ')' too: the last one ends it. */
-	paren = strrchr(stat, ')');
-	state = paren ? stat_field(paren, 3) : NULL;
-	flags = paren ? stat_field(paren, 9) : NULL;
-	start_time = paren ? stat_field(paren, 22) : NULL;
-	if (!state || !flags || !start_time)
-		ret = -EPROTO;
-	else if (*state == 'Z' || *state == 'X')
-		ret = -ESRCH;
-	if (!ret) {
-		*start = strtoull(start_time, NULL, 10);
-		*kthread = strtoul(flags, NULL, 10) & USYMS_PF_KTHREAD;
-	}
-	free(stat);
-	return ret;
+	if (!procfs_alive(pid))
+		return -ESRCH;
+	*start = st.start_time;
+	*kthread = st.flags & PROCFS_PF_KTHREAD;
+	return 0;
 }
 
 struct map_line {
@@ -177,15 +111,12 @@ struct map_line {
 /* "START-END PERMS OFFSET MAJ:MIN INODE [NAME]", NUL-terminated. */
 static bool parse_map_line(const char *line, struct map_line *m)
 {
-	char perms[5];
-	int n = 0;
+	struct maps_line l;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n",
-		   &m->start, &m->end, perms, &m->offset, &m->major, &m->minor, &m->ino,
-		   &n) < 7 || !n)
+	if (!procmaps_parse_line(line, &l))
 		return false;
-	m->exec = strlen(perms) > 2 && perms[2] == 'x';
-	m->name = line + n + strspn(line + n, " \t");
+	*m = (struct map_line){ l.start, l.end, l.offset, l.major, l.minor, l.inode, l.exec,
+				l.name };
 	return true;
 }
 
@@ -274,7 +205,7 @@ static int read_maps(struct usyms *u, char **text, size_t *text_len)
 	char *raw, *out;
 	bool kthread;
 	size_t len;
-	int ret = read_proc(u->pid, "maps", &raw, &len);
+	int ret = procmaps_read_text(u->pid, &raw, &len);
 
 	if (ret)
 		return ret;

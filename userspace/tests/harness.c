@@ -159,6 +159,7 @@ int main(int argc, char **argv)
 	usyms_tests();
 	elfsyms_tests();
 	procmaps_tests();
+	procfs_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

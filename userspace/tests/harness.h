@@ -38,5 +38,6 @@ void slabview_tests(void);
 void usyms_tests(void);
 void elfsyms_tests(void);
 void procmaps_tests(void);
+void procfs_tests(void);
 
 #endif
