@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <wordexp.h>
 
 #include <linux/memtrace.h>
 
@@ -46,7 +47,10 @@ struct mt_options {
 	unsigned int interval_s;	/* seconds between reports */
 	unsigned long count;		/* reports before exiting; 0: until a signal */
 	int pid;			/* -p, user mode; 0 when not given */
-	const char *command;		/* -c, user mode */
+	const char *command;		/* -c, user mode: as given */
+	char **cmd_argv;		/* -c (split as a shell would) or -- CMD ARGS...; NULL-ended */
+	bool cmd_words;			/* cmd_argv comes from wordexp(): cli_free() frees it */
+	bool debuginfod;		/* --debuginfod: debug files from $DEBUGINFOD_URLS */
 	unsigned int nr_objs;		/* -O, repeatable */
 	char *objs[MT_MAX_OBJS];	/* into argv */
 	bool trace;			/* -t */
@@ -64,6 +68,7 @@ struct mt_options {
 	enum mt_sort sort;		/* --sort */
 	unsigned int nr_caches;		/* --cache, repeatable */
 	char caches[MEMTRACE_MAX_CACHE_FILTERS][MEMTRACE_NAME_LEN];
+	wordexp_t words;		/* -c split */
 };
 
 /* Exit status for bad usage, as most tools (getopt conventions). */
@@ -77,6 +82,9 @@ void cli_defaults(struct mt_options *o);
  * more than once in a process (it resets getopt).
  */
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err);
+
+/* Frees what cli_parse() allocated (the split -c command). */
+void cli_free(struct mt_options *o);
 
 void cli_usage(FILE *out, const char *prog);
 

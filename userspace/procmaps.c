@@ -12,7 +12,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -365,41 +364,4 @@ int procmaps_find_libc(int pid, const struct mapped_object *objs, size_t nr,
 	return mt_errf(err, ENOENT,
 		       "pid %d maps no libc and its executable defines no malloc: statically "
 		       "linked and stripped? name the allocator's object with -O", pid);
-}
-
-struct self_libc {
-	const char *name;
-};
-
-static int self_libc_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct self_libc *s = data;
-
-	(void)size;
-	if (info->dlpi_name && info->dlpi_name[0] == '/' && procmaps_is_libc(info->dlpi_name)) {
-		s->name = info->dlpi_name;
-		return 1;
-	}
-	return 0;
-}
-
-int procmaps_self_libc(char *path, size_t len, struct mt_err *err)
-{
-	struct self_libc s = { NULL };
-	char *real;
-	int rc = 0;
-
-	dl_iterate_phdr(self_libc_cb, &s);
-	if (!s.name)
-		return mt_errf(err, ENOENT, "memtrace-read runs without a shared libc (statically "
-			       "linked?): name the allocator's object with -O");
-	/* The loader's name may go through symlinks (/lib -> usr/lib); maps
-	 * show the resolved path. */
-	real = realpath(s.name, NULL);
-	if (strlen(real ? real : s.name) >= len)
-		rc = mt_errf(err, ENAMETOOLONG, "libc path too long: %s", real ? real : s.name);
-	else
-		strcpy(path, real ? real : s.name);
-	free(real);
-	return rc;
 }

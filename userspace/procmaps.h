@@ -83,13 +83,4 @@ bool procmaps_is_libc(const char *path);
 int procmaps_find_libc(int pid, const struct mapped_object *objs, size_t nr,
 		       const struct mapped_object **libc, struct mt_err *err);
 
-/*
- * The libc this process (memtrace-read) runs with, via dl_iterate_phdr,
- * with symlinks resolved (as /proc/PID/maps would name it): for -c, before
- * the command has mapped anything, since it starts with the same root and
- * the same loader.  -ENOENT if this process has no shared libc,
- * -ENAMETOOLONG if len is too small.
- */
-int procmaps_self_libc(char *path, size_t len, struct mt_err *err);
-
 #endif

@@ -26,6 +26,13 @@ bool make_tmpdir(char *buf, size_t len, const char *tag);
 /* Removes dir and everything in it (a make_tmpdir() directory). */
 void remove_tree(const char *dir);
 
+/*
+ * The libc this test program runs with (dl_iterate_phdr: the loader's own
+ * word, an oracle independent of /proc/PID/maps), symlinks resolved as
+ * maps name it, in path.  0, or -ENOENT (no shared libc) / -ENAMETOOLONG.
+ */
+int self_libc(char *path, size_t len);
+
 /* Compares text with a golden file; on mismatch prints both as diagnostics. */
 bool same_as_golden(const char *text, const char *golden_name);
 
@@ -39,5 +46,6 @@ void usyms_tests(void);
 void elfsyms_tests(void);
 void procmaps_tests(void);
 void procfs_tests(void);
+void spawn_tests(void);
 
 #endif
