@@ -167,6 +167,9 @@ static void mt_ufn_args(u8 func, struct pt_regs *regs, u64 *size,
 
 /* ---- user stacks ------------------------------------------------------ */
 
+/* Nothing is mapped below this by default (vm.mmap_min_addr): no code either. */
+#define MT_USER_CODE_MIN	0x10000UL
+
 /*
  * The return addresses of the call, innermost first, by frame pointers.
  * At a function's first instruction its return address is at [sp] and the
@@ -201,7 +204,11 @@ static unsigned int mt_user_stack(struct pt_regs *regs, unsigned long *ip,
 			*faulted = true;
 			break;
 		}
-		if (!frame.ret)
+		/*
+		 * Code built without frame pointers leaves rbp holding data:
+		 * stop at what cannot be a return address rather than report it.
+		 */
+		if (frame.ret < MT_USER_CODE_MIN || frame.ret >= TASK_SIZE_MAX)
 			break;
 		ip[nr++] = frame.ret;
 		sp = fp;

@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/memtrace.h>
@@ -64,9 +66,10 @@ static struct mapped_object *find_obj(struct objs *o, const char *path, bool del
 	return NULL;
 }
 
-static int new_obj(struct objs *o, int pid, const char *path, bool deleted, uint64_t start,
-		   uint64_t end, struct mapped_object **obj)
+static int new_obj(struct objs *o, int pid, const char *path, bool deleted,
+		   const struct maps_line *l, struct mapped_object **obj)
 {
+	uint64_t start = l->start, end = l->end;
 	struct mapped_object *m;
 	int n;
 
@@ -93,6 +96,10 @@ static int new_obj(struct objs *o, int pid, const char *path, bool deleted, uint
 		return 0;
 	m->start = start;
 	m->end = end;
+	m->first_end = end;
+	m->inode = l->inode;
+	m->major = l->major;
+	m->minor = l->minor;
 	m->deleted = deleted;
 	o->nr++;
 	*obj = m;
@@ -141,7 +148,7 @@ static int parse_line(struct objs *o, int pid, char *line, struct mapped_object 
 			(*obj)->start = start;
 		if (end > (*obj)->end)
 			(*obj)->end = end;
-	} else if (new_obj(o, pid, path, deleted, start, end, obj)) {
+	} else if (new_obj(o, pid, path, deleted, &m, obj)) {
 		return -ENOMEM;
 	}
 	if (*obj && m.exec)
@@ -272,6 +279,28 @@ static bool has_exe(int pid)
 	return readlink(path, target, sizeof(target)) >= 0;
 }
 
+/*
+ * A path in maps is the file's as seen from our root: for a process in a
+ * chroot, /proc/PID/root + path names another file, or none.  Then the
+ * mapping itself, through map_files, is the way to it.
+ */
+static void check_open_paths(int pid, struct mapped_object *objs, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		struct mapped_object *m = &objs[i];
+		char map_file[128];
+		struct stat st;
+
+		if (m->deleted || (stat(m->open_path, &st) == 0 && st.st_ino == m->inode &&
+				   major(st.st_dev) == m->major && minor(st.st_dev) == m->minor))
+			continue;
+		snprintf(map_file, sizeof(map_file), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 pid, m->start, m->first_end);
+		if (access(map_file, R_OK) == 0)
+			snprintf(m->open_path, sizeof(m->open_path), "%s", map_file);
+	}
+}
+
 int procmaps_read(int pid, struct mapped_object **out, size_t *nr, struct mt_err *err)
 {
 	size_t lines;
@@ -288,6 +317,8 @@ int procmaps_read(int pid, struct mapped_object **out, size_t *nr, struct mt_err
 	errno = 0;
 	rc = procmaps_parse(f, pid, out, nr, &lines, err);
 	fclose(f);
+	if (!rc)
+		check_open_paths(pid, *out, *nr);
 	if (rc || lines)
 		return rc;
 	if (!has_exe(pid)) {

@@ -22,12 +22,17 @@ struct mapped_object {
 	char path[4096];
 	/*
 	 * How to open it from here: /proc/PID/root + path, which works across
-	 * mount namespaces and chroots; for a deleted file, whose path now
-	 * names nothing or a newer file, /proc/PID/map_files/START-END of its
-	 * first mapping, which is the mapped inode itself (needs root).
+	 * mount namespaces; where that is not the file mapped (a deleted
+	 * file, whose path now names nothing or a newer file; a chroot's file,
+	 * whose path maps show from our root, not the process's),
+	 * /proc/PID/map_files/START-END of its first mapping, which is the
+	 * mapped inode itself (needs root).
 	 */
 	char open_path[4096];
 	uint64_t start, end;	/* lowest and highest address mapped from it */
+	uint64_t first_end;	/* end of its first mapping (start-first_end: map_files) */
+	uint64_t inode;		/* the file mapped, as maps says */
+	unsigned int major, minor;
 	bool executable;	/* one of its mappings is executable */
 	bool deleted;		/* the kernel marked it " (deleted)" */
 };

@@ -15,6 +15,7 @@
 #include "procfs.h"
 #include "spawn.h"
 #include "usermode.h"
+#include "usyms.h"
 
 struct target {
 	const struct mt_options *o;
@@ -99,6 +100,7 @@ int target_open(const struct mt_options *o, struct mt_device *dev, struct target
 		return mt_errf(err, ENOMEM, "out of memory");
 	t->o = o;
 	t->dev = dev;
+	usyms_allow_debuginfod(o->debuginfod);
 	t->um = usermode_new((const char *const *)o->objs, o->nr_objs);
 	t->images = images_new();
 	if (!t->um || !t->images) {
