@@ -66,13 +66,15 @@ struct mt_thread_calls *mt_calltab_get(struct mt_calltab *t, u32 tid)
 }
 
 /*
- * Calls still recorded at or below stack pointer sp have returned unseen
+ * Calls still recorded below stack pointer sp have returned unseen
  * (longjmp, a lost return probe): the stack grows down, so a live outer
- * call has a higher one.
+ * call has a higher one.  One at sp itself has jumped to this one (a tail
+ * call: operator new[] to operator new, operator delete to free()), which
+ * is part of it; its return will be this one's.
  */
 static void mt_calltab_drop_returned(struct mt_thread_calls *tc, unsigned long sp)
 {
-	while (tc->depth && tc->call[tc->depth - 1].sp <= sp)
+	while (tc->depth && tc->call[tc->depth - 1].sp < sp)
 		tc->depth--;
 }
 

@@ -9,7 +9,10 @@
  * return.  A call is matched to its return by the user stack pointer: at
  * the entry it points at the return address, at the return one word
  * above it; calls abandoned by longjmp() or a lost return are dropped when
- * a return further up the stack is matched.
+ * a return further up the stack is matched.  A call that jumps to another
+ * (a tail call) leaves both at one stack pointer: the second is nested in
+ * the first, and their returns, at one stack pointer too, come innermost
+ * first.
  *
  * A thread holds a slot only while it has a call in flight, so the table
  * is sized by concurrent calls, not by threads.  Slots are claimed with a

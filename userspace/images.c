@@ -65,8 +65,7 @@ int images_add(struct images *im, pid_t pid, struct mt_err *err)
 	img = &im->v[im->nr];
 	memset(img, 0, sizeof(*img));
 	img->pid = pid;
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	n = readlink(link, path, sizeof(path) - 1);
+	n = readlink(procfs_path(pid, "exe", link, sizeof(link)), path, sizeof(path) - 1);
 	if (n > 0) {
 		path[n] = '\0';
 		img->path = strdup(path);
@@ -153,6 +152,17 @@ struct usyms *images_usyms(const struct images *im, unsigned int slot)
 	if (slot >= MEMTRACE_MAX_PROCS || !im->synced[slot])
 		return NULL;
 	return im->v[im->image_of[slot]].usyms;
+}
+
+struct usyms *images_usyms_of(const struct images *im, unsigned int slot, pid_t pid)
+{
+	struct usyms *u = images_usyms(im, slot);
+	const struct image *img;
+
+	if (u)
+		return u;
+	img = latest(im, pid);
+	return img ? img->usyms : NULL;
 }
 
 size_t images_count(const struct images *im)

@@ -53,6 +53,12 @@ void images_sync(struct images *im, const struct memtrace_target_state *t, bool 
 /* The symbols of slot's image (a forked child's: its parent's); NULL if none. */
 struct usyms *images_usyms(const struct images *im, unsigned int slot);
 
+/*
+ * The same, or before slot was paired (-t prints records as they come),
+ * the symbols of the latest image of process pid.
+ */
+struct usyms *images_usyms_of(const struct images *im, unsigned int slot, pid_t pid);
+
 /* How many images (slots with an image of their own) are known. */
 size_t images_count(const struct images *im);
 

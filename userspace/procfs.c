@@ -148,3 +148,14 @@ bool procfs_alive(int pid)
 {
 	return procfs_live_thread(pid) > 0;
 }
+
+const char *procfs_path(int pid, const char *what, char *buf, size_t len)
+{
+	int tid = procfs_live_thread(pid);
+
+	if (tid > 0 && tid != pid)
+		snprintf(buf, len, "/proc/%d/task/%d/%s", pid, tid, what);
+	else
+		snprintf(buf, len, "/proc/%d/%s", pid, what);
+	return buf;
+}

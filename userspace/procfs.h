@@ -54,4 +54,11 @@ int procfs_live_thread(int pid);
 /* Whether process pid has a thread that has not exited. */
 bool procfs_alive(int pid);
 
+/*
+ * "/proc/PID/<what>" in buf, or, if its main thread has exited while
+ * others run (a zombie leader has no root, exe, mm of its own),
+ * "/proc/PID/task/TID/<what>" of one of them.  For "root", "exe", "maps".
+ */
+const char *procfs_path(int pid, const char *what, char *buf, size_t len);
+
 #endif

@@ -284,20 +284,30 @@ static bool has_exe(int pid)
  * chroot, /proc/PID/root + path names another file, or none.  Then the
  * mapping itself, through map_files, is the way to it.
  */
-static void check_open_paths(int pid, struct mapped_object *objs, size_t nr)
+static bool is_mapped_file(const char *path, const struct mapped_object *m)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_ino == m->inode && major(st.st_dev) == m->major &&
+	       minor(st.st_dev) == m->minor;
+}
+
+static void check_open_paths(int pid, int tid, struct mapped_object *objs, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
 		struct mapped_object *m = &objs[i];
-		char map_file[128];
-		struct stat st;
+		char path[sizeof(m->open_path)];
 
-		if (m->deleted || (stat(m->open_path, &st) == 0 && st.st_ino == m->inode &&
-				   major(st.st_dev) == m->major && minor(st.st_dev) == m->minor))
+		if (m->deleted || is_mapped_file(m->open_path, m))
 			continue;
-		snprintf(map_file, sizeof(map_file), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 			 pid, m->start, m->first_end);
-		if (access(map_file, R_OK) == 0)
-			snprintf(m->open_path, sizeof(m->open_path), "%s", map_file);
+		if (access(path, R_OK) && tid != pid)
+			/* The main thread has left: its root and mm are gone, a thread's are not. */
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/root%.3900s", pid, tid,
+				 m->path);
+		if (access(path, R_OK) == 0)
+			snprintf(m->open_path, sizeof(m->open_path), "%s", path);
 	}
 }
 
@@ -318,7 +328,7 @@ int procmaps_read(int pid, struct mapped_object **out, size_t *nr, struct mt_err
 	rc = procmaps_parse(f, pid, out, nr, &lines, err);
 	fclose(f);
 	if (!rc)
-		check_open_paths(pid, *out, *nr);
+		check_open_paths(pid, tid, *out, *nr);
 	if (rc || lines)
 		return rc;
 	if (!has_exe(pid)) {

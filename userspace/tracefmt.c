@@ -27,7 +27,7 @@ void tracefmt_line(FILE *out, const struct memtrace_trace_rec *r, struct ksyms *
 		   const struct images *images)
 {
 	bool user = r->kind == MEMTRACE_KIND_USER || r->kind == MEMTRACE_KIND_USER_MMAP;
-	struct usyms *us = user && images ? images_usyms(images, r->cache_id) : NULL;
+	struct usyms *us = user && images ? images_usyms_of(images, r->cache_id, r->pid) : NULL;
 	char comm[MEMTRACE_COMM_LEN + 1], frame[600] = "?";
 
 	memcpy(comm, r->comm, MEMTRACE_COMM_LEN);

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "elfsyms.h"
+#include "procfs.h"
 #include "procmaps.h"
 
 #define MAX_OBJECTS 16
@@ -135,14 +136,13 @@ static int resolve_object(const char *obj, const struct mapped_object *maps, siz
 /* The executable, if it has allocators of its own (static, or interposing). */
 static int add_executable(int pid, size_t nr_maps, struct object_list *l, struct mt_err *err)
 {
-	char exe[64], shown[PATH_MAX];
+	char exe[80], shown[PATH_MAX];
 	ssize_t n;
 	int ret;
 
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	procfs_path(pid, "exe", exe, sizeof(exe));
 	n = readlink(exe, shown, sizeof(shown) - 1);
 	if (n < 0) {
-		/* A leader gone by pthread_exit(): its threads map the same. */
 		if (errno == ENOENT && nr_maps)
 			return 0;
 		return mt_errf(err, errno == ENOENT ? ESRCH : errno, "pid %d: %s: %s", pid,

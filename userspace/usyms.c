@@ -1290,7 +1290,7 @@ static int proc_error(int pid, int ret, struct mt_err *err)
 
 int usyms_new(int pid, struct usyms **out, struct mt_err *err)
 {
-	char root[48], *maps;
+	char root[64], *maps;
 	struct usyms *u;
 	bool kthread;
 	size_t len;
@@ -1317,8 +1317,8 @@ int usyms_new(int pid, struct usyms **out, struct mt_err *err)
 		return proc_error(pid, ret, err);
 	}
 	/* Its files, debug files included, are in its tree (a chroot's, a container's). */
-	snprintf(root, sizeof(root), "/proc/%d/root", pid);
-	u->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	u->root_fd = open(procfs_path(pid, "root", root, sizeof(root)),
+			  O_PATH | O_DIRECTORY | O_CLOEXEC);
 	u->dwfl = dwfl_begin(&usyms_callbacks);
 	if (!u->dwfl) {
 		free(maps);

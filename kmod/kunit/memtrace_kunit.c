@@ -820,6 +820,20 @@ static void mt_test_calls_inside(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.func, 14);
 	KUNIT_EXPECT_NULL(test, mt_calltab_find(&t, 9));
 
+	/* operator delete jumps to free() (a tail call): one stack pointer, still inside. */
+	tc = mt_calltab_get(&t, 9);
+	KUNIT_ASSERT_NOT_NULL(test, tc);
+	mt_calltab_push(tc, 0x5000)->func = 14;
+	KUNIT_EXPECT_TRUE(test, mt_calltab_inside(tc, 0x5000));
+	/* operator new[] jumps to operator new: nested, and both return at one sp. */
+	KUNIT_EXPECT_PTR_EQ(test, mt_calltab_push(tc, 0x5000), &tc->call[1]);
+	tc->call[1].func = 1;
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, 0x5008, &out));
+	KUNIT_EXPECT_EQ(test, out.func, 1);
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, 0x5008, &out));
+	KUNIT_EXPECT_EQ(test, out.func, 14);
+	KUNIT_EXPECT_NULL(test, mt_calltab_find(&t, 9));
+
 	/* A delete whose return was lost (longjmp out of a destructor). */
 	tc = mt_calltab_get(&t, 9);
 	KUNIT_ASSERT_NOT_NULL(test, tc);

@@ -3,29 +3,17 @@
 # allocators) against userleak, whose allocations are known exactly
 # (tests/progs/userleak.c), and the memleak example program fibonacci:
 # exact bytes and counts per stack, the allocating functions named, no stack
-# for what was freed, a heap summary equal to Valgrind Memcheck's, and no
-# breakpoint left in a target after its reader is gone, even by SIGKILL
+# for what was freed, a heap summary equal to Valgrind Memcheck's (run in
+# this guest), exec'd images traced each on its own, and no breakpoint left
+# in a target after its reader is gone, even by SIGKILL
 # (tests/progs/probecheck.c compares the target's code with its files).
-# mtt-timeout: 300
+# mtt-timeout: 400
 . "${0%/*}/lib.sh"
 
 SCALE=${MTT_TIMEOUT_SCALE:-1}
-# Memcheck's summary of userleak, computed on the host
-# (tests/progs/memcheck-expected.sh); the constants if it is not shipped.
-MEMCHECK=/data/userleak.memcheck
+# userleak's numbers, as userleak.c counts them (Memcheck's way).
 EXPECT_INUSE='in use at exit: 2,724 bytes in 14 blocks'
 EXPECT_TOTAL='total heap usage: 1,016 allocs, 1,002 frees, 66,824 bytes allocated'
-
-# fr FUNC BINARY: ERE of one frame, "FUNC+0xOFF [BINARY]" and maybe " file.c:LINE".
-fr() {
-	printf '%s\n' "$1\\+0x[0-9a-f]+ \\[$2\\]( [^ ;]+:[0-9]+)?"
-}
-
-# ERE of a stack: BYTES in COUNT allocations, frame FUNC directly followed by
-# its caller CALLER (both in BINARY).
-stack_re() {
-	printf '%s\n' "^[[:space:]]*$1 bytes in $2 allocations from stack[^;]*( ;; [^;]*)* ;; $(fr "$3" "$5") ;; $(fr "$4" "$5")( ;; |\$)"
-}
 
 # check_userleak_stacks WHAT OUTFILE: the last report of OUTFILE holds exactly
 # userleak's four leaking stacks (2724 bytes) and nothing of what it freed.
@@ -49,13 +37,6 @@ check_userleak_stacks() {
 	check_eq "$_what: exactly 4 stacks, 2724 bytes in 14 allocations" "4 stacks, 2724 bytes in 14" \
 		"$(printf '%s\n' "$_stacks" | awk '/ bytes in [0-9]+ allocations from stack/ {
 			n++; b += $1; c += $4 } END { printf "%d stacks, %d bytes in %d", n, b, c }')"
-}
-
-# summary_lines: of stdin, the Memcheck-style "in use at exit: ..." and
-# "total heap usage: ..." lines, in that order, without the indentation.
-summary_lines() {
-	sed -E -n 's/^[[:space:]]*((in use at exit|total heap usage): .*[^[:space:]])[[:space:]]*$/\1/p' |
-		head -n 2
 }
 
 # probecheck_clean PID: probecheck says "clean" (and nothing else).
@@ -153,24 +134,23 @@ diag "$(sed -n '/exited; allocations in use at exit/,$p' "$OUT" | head -n 40)"
 check_userleak_stacks "-c userleak" "$OUT"
 
 # The heap summary, worded as Memcheck words it, with Memcheck's numbers.
-summary=$(sed -n "/^HEAP SUMMARY (pid $cpid):\$/,\$p" "$OUT")
-check_match "-c userleak: 'HEAP SUMMARY (pid PID):'" '^HEAP SUMMARY' "$summary"
-inuse=$(printf '%s\n' "$summary" | summary_lines | grep '^in use at exit:')
-total=$(printf '%s\n' "$summary" | summary_lines | grep '^total heap usage:')
-if [ -s "$MEMCHECK" ]; then
-	want_inuse=$(summary_lines <"$MEMCHECK" | grep '^in use at exit:')
-	want_total=$(summary_lines <"$MEMCHECK" | grep '^total heap usage:')
-	from="Memcheck on the host"
+check_match "-c userleak: 'HEAP SUMMARY (pid PID /usr/bin/userleak):'" \
+	"^HEAP SUMMARY \\(pid $cpid /usr/bin/userleak\\):\$" "$(cat "$OUT")"
+summary=$(memtrace_summary "$OUT" /usr/bin/userleak)
+inuse=$(printf '%s\n' "$summary" | grep '^in use at exit:')
+total=$(printf '%s\n' "$summary" | grep '^total heap usage:')
+if memcheck /tmp/vg-userleak.log "" /usr/bin/userleak >/dev/null 2>&1; then
+	want_inuse=$(memcheck_summary /tmp/vg-userleak.log | grep '^in use at exit:')
+	want_total=$(memcheck_summary /tmp/vg-userleak.log | grep '^total heap usage:')
 	if [ "$want_inuse" != "$EXPECT_INUSE" ] || [ "$want_total" != "$EXPECT_TOTAL" ]; then
-		diag "$MEMCHECK differs from userleak.c's numbers: '$want_inuse' / '$want_total'"
+		diag "Memcheck differs from userleak.c's numbers: '$want_inuse' / '$want_total'"
 	fi
 else
-	diag "$MEMCHECK not shipped: comparing with userleak.c's numbers"
+	not_ok "Memcheck runs userleak in the guest" "$(tail -n 15 /tmp/vg-userleak.log)"
 	want_inuse=$EXPECT_INUSE
 	want_total=$EXPECT_TOTAL
-	from="userleak.c"
 fi
-diag "expected heap summary (from $from): $want_inuse / $want_total"
+diag "expected heap summary (Memcheck in this guest): $want_inuse / $want_total"
 check_eq "-c userleak: heap summary 'in use at exit: ...' as Memcheck's" "$want_inuse" "$inuse"
 check_eq "-c userleak: heap summary 'total heap usage: ...' as Memcheck's" "$want_total" "$total"
 
@@ -210,11 +190,12 @@ check_eq "-c fibonacci: the command ran its 5 steps and returned" "6th => 8
 main thread exit" "$(grep -E '^(6th|main thread)' "$OUT")"
 check_match "-c fibonacci: 5 steps of calloc(1024, 8) = 40960 bytes in 5 allocations, from fibonacci called by child" \
 	"$(stack_re 40960 5 fibonacci child fibonacci)" "$(last_report_stacks "$OUT")"
-fpid=$(sed -n 's/^Attaching to pid \([0-9][0-9]*\), Ctrl+C to quit\.$/\1/p' "$OUT" | head -n 1)
-if [ -s /data/fibonacci.memcheck ] && [ -n "$fpid" ]; then
-	check_eq "-c fibonacci: heap summary as Memcheck's on the host" \
-		"$(summary_lines </data/fibonacci.memcheck)" \
-		"$(sed -n "/^HEAP SUMMARY (pid $fpid):\$/,\$p" "$OUT" | summary_lines)"
+if memcheck /tmp/vg-fibonacci.log "" /usr/bin/fibonacci 5 50 >/dev/null 2>&1; then
+	check_eq "-c fibonacci: heap summary as Memcheck's in this guest" \
+		"$(memcheck_summary /tmp/vg-fibonacci.log)" \
+		"$(memtrace_summary "$OUT" /usr/bin/fibonacci)"
+else
+	not_ok "Memcheck runs fibonacci in the guest" "$(tail -n 15 /tmp/vg-fibonacci.log)"
 fi
 
 # --- d. a reader killed by SIGKILL leaves no breakpoint behind -------------
@@ -251,16 +232,29 @@ if start_target /tmp/ul2.out; then
 	fi
 fi
 
-# --- e. exec: the old image's allocations are reported as in use at exec ----
+# --- e. exec: each image traced on its own, the old one's "in use at exec" --
+# userleak allocates, execs userleak (which allocates and exits): two images
+# of one process, with the same stacks, each its own numbers.
 OUT=/tmp/exec.out
 # A long interval: the one report comes when the exec'd program exits.
-timeout -s KILL $((120 * SCALE)) memtrace-read -c "/usr/bin/userleak --exec /bin/true" 60 >"$OUT" 2>&1
-check_eq "-c userleak --exec: memtrace-read exits 0 once the command exec'd" 0 "$?"
-check_match "-c userleak --exec: '[HH:MM:SS] pid PID exec'd; allocations in use at exec:'" \
-	"^\\[[0-9:]+\\] pid [0-9]+ exec'd; allocations in use at exec:\$" "$(cat "$OUT")"
-check_userleak_stacks "-c userleak --exec" "$OUT"
-check_match "-c userleak --exec: heap summary in use at exec" \
-	'^ +in use at exec: 2,724 bytes in 14 blocks$' "$(cat "$OUT")"
+timeout -s KILL $((120 * SCALE)) memtrace-read -c "/usr/bin/userleak --exec /usr/bin/userleak" 60 \
+	>"$OUT" 2>&1
+check_eq "-c userleak --exec userleak: memtrace-read exits 0 once the last image exited" 0 "$?"
+epid=$(attached_pid "$OUT")
+check_match "-c userleak --exec userleak: '[HH:MM:SS] pid PID exited; allocations in use at exit:'" \
+	"^\\[[0-9:]+\\] pid $epid exited; allocations in use at exit:\$" "$(cat "$OUT")"
+stacks=$(last_report_stacks "$OUT")
+check_eq "-c userleak --exec userleak: each of userleak's 4 leaking stacks twice, one per image" \
+	"8 stacks, 5448 bytes in 28, 4 + 4 tagged" \
+	"$(printf '%s\n' "$stacks" | awk '/ bytes in [0-9]+ allocations from stack/ {
+		n++; b += $1; c += $4; if (/\[pid [0-9]+ \/usr\/bin\/userleak\]/) t++ }
+		END { printf "%d stacks, %d bytes in %d, %d + %d tagged", n, b, c, t / 2, t - t / 2 }')"
+check_eq "-c userleak --exec userleak: two heap summaries, the first in use at exec" \
+	"in use at exec: 2,724 bytes in 14 blocks
+in use at exit: 2,724 bytes in 14 blocks" \
+	"$(sed -n -E 's/^ +(in use at (exec|exit): .*)$/\1/p' "$OUT" | head -n 2)"
+check_match "-c userleak --exec userleak: and one of both images" \
+	'^HEAP SUMMARY \(all 2 images\):$' "$(cat "$OUT")"
 
 # --- f. fork: a child is traced only with --follow-forks ----------------------
 # forkleak: the parent keeps 3 x malloc(100) (parent_leak), its child
@@ -288,8 +282,18 @@ check_match "--follow-forks: the child's 5 x malloc(200) from child_leak" \
 	"$(stack_re 1000 5 child_leak main forkleak)" "$stacks"
 check_match "--follow-forks: two processes traced" '^Forks: 2 processes traced, 0 children' \
 	"$(cat "$OUT")"
-check_match "--follow-forks: heap summary over both, as Memcheck --trace-children sums them" \
-	'^ +in use at exit: 1,300 bytes in 8 blocks$' "$(cat "$OUT")"
+ppid=$(attached_pid "$OUT")
+check_match "--follow-forks: the parent's stack says it is the parent's" \
+	"^[[:space:]]*300 bytes in 3 allocations from stack \\[pid $ppid /usr/bin/forkleak\\] ;; " \
+	"$stacks"
+check_match "--follow-forks: the child's stack says it is another process's" \
+	"^[[:space:]]*1000 bytes in 5 allocations from stack \\[pid [0-9]+ /usr/bin/forkleak\\] ;; " \
+	"$(printf '%s\n' "$stacks" | grep -v "\\[pid $ppid ")"
+check_eq "--follow-forks: a heap summary per process, and of both" \
+	"in use at exit: 300 bytes in 3 blocks
+in use at exit: 1,000 bytes in 5 blocks
+in use at exit: 1,300 bytes in 8 blocks" \
+	"$(sed -n -E 's/^ +(in use at exit: .*)$/\1/p' "$OUT")"
 
 # --- g. ------------------------------------------------------------------
 check "memtrace.ko unloads" unload_memtrace

@@ -151,3 +151,64 @@ last_report_stacks() {
 	     { if (s != "") print s; s = "" }
 	     END { if (s != "") print s }'
 }
+
+# ---- user mode ------------------------------------------------------------
+
+# fr FUNC BINARY: ERE of one frame, "FUNC+0xOFF [BINARY]" and maybe " file.c:LINE".
+fr() {
+	printf '%s\n' "$1\\+0x[0-9a-f]+ \\[$2\\]( [^ ;]+:[0-9]+)?"
+}
+
+# stack_re BYTES COUNT FUNC CALLER BINARY: ERE of a stack (a line of
+# last_report_stacks) of BYTES in COUNT allocations, frame FUNC directly
+# followed by its caller CALLER, both in BINARY.
+stack_re() {
+	printf '%s\n' "^[[:space:]]*$1 bytes in $2 allocations from stack[^;]*( ;; [^;]*)* ;; $(fr "$3" "$5") ;; $(fr "$4" "$5")( ;; |\$)"
+}
+
+# memcheck_summary LOG: the two HEAP SUMMARY lines of a Memcheck log,
+# without "==PID==" and the indentation:
+#   in use at exit: 2,724 bytes in 14 blocks
+#   total heap usage: 1,016 allocs, 1,002 frees, 66,824 bytes allocated
+memcheck_summary() {
+	sed -n -E 's/^==[0-9]+==[[:space:]]+((in use at exit|total heap usage): .*[^[:space:]])[[:space:]]*$/\1/p' "$1"
+}
+
+# memcheck LOG OPTS PROG ARGS...: PROG under Valgrind Memcheck in this
+# guest, with Memcheck options OPTS (one word each, or ""), its log in LOG
+# (the program's output on stdout), stdin /dev/null.
+# --run-libc-freeres=no --run-cxx-freeres=no: no exit-time frees an
+# ordinary run never makes.  (Options are not passed through the
+# environment: the program would see one variable more.)
+memcheck() {
+	_log=$1 _opts=$2
+	shift 2
+	# shellcheck disable=SC2086 # _opts: words meant to split
+	timeout -s KILL $((600 * ${MTT_TIMEOUT_SCALE:-1})) valgrind.bin --tool=memcheck \
+		--run-libc-freeres=no --run-cxx-freeres=no $_opts \
+		--log-file="$_log" -- "$@" </dev/null
+}
+
+# memtrace_summary OUT PATH: from memtrace-read's output OUT, the heap
+# summary of the image running PATH (symlinks resolved, as the process's
+# executable is named), worded as memcheck_summary's ("in use at exit").
+memtrace_summary() {
+	awk -v img="$(readlink -f "$2")" '
+		/^HEAP SUMMARY \(/ { want = (index($0, " " img "):") > 0); next }
+		want && /in use at (exit|exec):|total heap usage:/ { sub(/^[ \t]+/, ""); print }
+		/^$/ { want = 0 }' "$1" | sed 's/in use at exec:/in use at exit:/'
+}
+
+# attached_pid OUT: the pid of "Attaching to pid PID, Ctrl+C to quit." in OUT.
+attached_pid() {
+	sed -n 's/^Attaching to pid \([0-9][0-9]*\), Ctrl+C to quit\.$/\1/p' "$1" | head -n 1
+}
+
+# memcheck_preload: the LD_PRELOAD Memcheck gives the programs it runs (its
+# preload libraries, which define no symbol a program could bind to outside
+# Valgrind).  A program's heap may depend on its environment (an
+# interpreter copies it, setenv() grows environ): to run it as Memcheck
+# does, run it as "env LD_PRELOAD=$(memcheck_preload) PROG".
+memcheck_preload() {
+	valgrind.bin --tool=memcheck -q /usr/bin/env 2>/dev/null | sed -n 's/^LD_PRELOAD=//p'
+}

@@ -31,6 +31,18 @@ bool check(bool cond, const char *fmt, ...)
 	return cond;
 }
 
+void check_counts(unsigned int *p, unsigned int *f)
+{
+	*p = passed;
+	*f = failed;
+}
+
+void check_add(unsigned int p, unsigned int f)
+{
+	passed += p;
+	failed += f;
+}
+
 void diag(const char *fmt, ...)
 {
 	va_list ap;

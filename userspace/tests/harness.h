@@ -16,6 +16,9 @@ extern const char *fixture_dir;
 /* Records and prints one test result; returns cond. */
 bool check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The results so far, and results of checks made elsewhere (a child process). */
+void check_counts(unsigned int *passed, unsigned int *failed);
+void check_add(unsigned int passed, unsigned int failed);
 
 /* fixture_dir + "/" + name, in a static buffer. */
 const char *fixture_path(const char *name);
