@@ -256,6 +256,25 @@ in use at exit: 2,724 bytes in 14 blocks" \
 check_match "-c userleak --exec userleak: and one of both images" \
 	'^HEAP SUMMARY \(all 2 images\):$' "$(cat "$OUT")"
 
+# A static program re-exec'ing itself: its allocators are in the executable,
+# mapped before the new image was traced; its probes are armed in it anew.
+OUT=/tmp/exec-static.out
+timeout -s KILL $((120 * SCALE)) memtrace-read 60 -- /usr/bin/userleak-static \
+	--exec /usr/bin/userleak-static >"$OUT" 2>&1
+check_eq "-- userleak-static --exec userleak-static: exits 0" 0 "$?"
+# Static glibc allocates for itself at its start (its own link map): the two
+# images, the same program, must agree with each other, and on userleak's.
+inuse=$(sed -n -E 's/^ +in use at (exec|exit): (.*)$/\1 \2/p' "$OUT" | head -n 2)
+check_eq "userleak-static --exec itself: the first image in use at exec, the second at exit, the same" \
+	"exec $(printf '%s\n' "$inuse" | sed -n '2s/^exit //p')
+exit $(printf '%s\n' "$inuse" | sed -n '2s/^exit //p')" "$inuse"
+stacks=$(last_report_stacks "$OUT")
+for leak in "500 5 leak_malloc" "600 3 leak_calloc" "600 2 leak_realloc" "1024 4 leak_memalign"; do
+	set -- $leak
+	check_eq "userleak-static --exec itself: $1 bytes in $2 allocations from $3, in each image" 2 \
+		"$(printf '%s\n' "$stacks" | grep -cE "$(stack_re "$1" "$2" "$3" main userleak-static)")"
+done
+
 # --- f. fork: a child is traced only with --follow-forks ----------------------
 # forkleak: the parent keeps 3 x malloc(100) (parent_leak), its child
 # 5 x malloc(200) (child_leak) before it exits.

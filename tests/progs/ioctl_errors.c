@@ -224,6 +224,15 @@ int main(void)
 	fd2 = open_dev();
 	expect("second reader: handshake", handshake(fd2), 0);
 	expect("second reader cannot start", ioctl(fd2, MEMTRACE_IOC_START), EBUSY);
+	{
+		struct memtrace_uprobe u = { .size = sizeof(u), .offset = 0x1000,
+					     .func = MEMTRACE_UFN_MALLOC };
+
+		u.fd = open("/proc/self/exe", O_RDONLY);
+		expect("second reader cannot hand over a uprobe while another traces",
+		       ioctl(fd2, MEMTRACE_IOC_UPROBE, &u), EBUSY);
+		close(u.fd);
+	}
 
 	memset(&req, 0, sizeof(req));
 	req.size = sizeof(req);

@@ -18,6 +18,7 @@
 #include "harness.h"
 #include "procfs.h"
 #include "procmaps.h"
+#include "usyms.h"
 
 static void test_parse(void)
 {
@@ -56,9 +57,13 @@ static void *worker(void *arg)
 static void test_pthread_exit(void)
 {
 	int to_child[2], from_child[2], status, tid;
+	const struct mapped_object *libc;
+	struct mapped_object *objs = NULL;
+	struct usyms *u = NULL;
 	struct proc_stat st;
+	struct mt_err err;
 	char c, *maps;
-	size_t len;
+	size_t len, nr = 0;
 	pid_t pid;
 
 	if (pipe(to_child) || pipe(from_child)) {
@@ -95,6 +100,18 @@ static void test_pthread_exit(void)
 	      "and they show its libc");
 	if (len)
 		free(maps);
+	if (procmaps_read(pid, &objs, &nr, &err) == 0 &&
+	    procmaps_find_libc(pid, objs, nr, &libc, &err) == 0)
+		check(access(libc->open_path, R_OK) == 0,
+		      "its libc opens through a live thread: %s", libc->open_path);
+	else
+		check(false, "procmaps reads a process whose main thread left: %s", err.msg);
+	free(objs);
+	if (usyms_new(pid, &u, &err) == 0)
+		check(true, "usyms starts on it");
+	else
+		check(false, "usyms starts on it: %s", err.msg);
+	usyms_free(u);
 	if (write(to_child[1], "x", 1) != 1)
 		diag("cannot release the worker");
 	waitpid(pid, &status, 0);
