@@ -203,7 +203,8 @@ if wants guest; then
 			;;
 		*)
 			img=${kv:+/boot/vmlinuz-$kv}
-			args+=(--timeout 900)
+			# User mode under Valgrind Memcheck takes minutes of it.
+			args+=(--timeout 1800)
 			;;
 		esac
 		if [ "$l" = debug ] && [ -z "$DEBUG_TREE" ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # User mode the everyday ways programs are started and stopped: the exit
 # status of the command, -c quoting and -- CMD ARGS, wrappers that exec the
-# real program (env, nice, a script) or fork it (time), a program that
+# real program (env, nice, a script; -p of one) or fork it (time), a program that
 # forks and execs, a multithreaded program whose main thread leaves with
 # pthread_exit() (-c and -p), Ctrl+Z and SIGCONT, a program in a chroot
 # with its own copy of libc (-c and -p), programs linked with jemalloc and
@@ -92,6 +92,32 @@ check_match "env X=1 userleak: env's image has its own heap summary, in use at e
 $RUN memtrace-read --follow-forks -- /usr/bin/time -f '%e s' /usr/bin/userleak >/tmp/time.out 2>&1
 check_eq "--follow-forks -- time userleak: exits 0" 0 "$?"
 check_userleak_image "time userleak" /tmp/time.out /usr/bin/userleak
+
+# -p follows an exec too: perl, attached to, then execs userleak.
+rm -f /tmp/p.go
+perl -e 'select(undef, undef, undef, 0.1) until -e "/tmp/p.go"; exec "/usr/bin/userleak", "--wait"' \
+	>/tmp/pexec.ul 2>&1 &
+ppid=$!
+memtrace-read -p "$ppid" -o 0 1 >/tmp/pexec.out 2>&1 &
+reader=$!
+if wait_for 60 grep -q "^Attaching to pid $ppid" /tmp/pexec.out; then
+	touch /tmp/p.go
+	wait_for 60 grep -qx ready /tmp/pexec.ul
+	# A report (every second) takes the new image in: its symbols, its libc.
+	sleep 3
+	kill -USR1 "$ppid"
+	wait_for 60 grep -qx done /tmp/pexec.ul
+	kill -TERM "$ppid"
+	wait_for 60 gone "$reader"
+	wait "$reader"
+	check_eq "-p of perl that execs userleak: the reader ends with the process, exit 0" 0 "$?"
+	check_userleak_image "-p perl, exec'd into userleak" /tmp/pexec.out /usr/bin/userleak
+else
+	not_ok "-p of perl that execs userleak: attaches" "$(cat /tmp/pexec.out)"
+	kill -KILL "$reader" 2>/dev/null
+fi
+kill -KILL "$ppid" 2>/dev/null
+wait "$ppid" 2>/dev/null
 
 # --- c. a program that forks and execs ---------------------------------------
 $RUN memtrace-read --follow-forks -- /usr/bin/forkexec /usr/bin/userleak >/tmp/fe.out 2>&1
