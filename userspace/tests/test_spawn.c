@@ -117,48 +117,52 @@ static void test_held_before_ctor(const char *prog, const char *mark)
 	unsetenv("SPAWN_CTOR_MARK");
 }
 
-static void test_exec_followed(const char *prog)
+/* sh -c CMD traced to its end: its exit status, or -1 (and a failed check). */
+static int run_sh(const char *cmd, bool follow_forks, unsigned int *images,
+		  unsigned int *exits, pid_t pids[4], pid_t *leader)
 {
-	char cmd[256], *argv[] = { "sh", "-c", cmd, NULL };
-	unsigned int images, exits;
+	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
 	struct spawn *s = NULL;
 	struct mt_err err;
-	pid_t pids[4] = { 0 };
+	int code;
+
+	if (spawn_start(argv, follow_forks, &s, &err) || spawn_exec(s, &err)) {
+		check(false, "spawn sh -c '%s': %s", cmd, err.msg);
+		spawn_finish(s);
+		return -1;
+	}
+	*leader = spawn_pid(s);
+	code = run_to_end(s, images, exits, pids, 4);
+	spawn_finish(s);
+	return code;
+}
+
+static void test_exec_followed(const char *prog)
+{
+	unsigned int images, exits;
+	pid_t pids[4] = { 0 }, leader;
+	char cmd[256];
 	int code;
 
 	snprintf(cmd, sizeof(cmd), "exec %s 7", prog);
-	if (spawn_start(argv, false, &s, &err) || spawn_exec(s, &err)) {
-		check(false, "spawn sh -c 'exec ...': %s", err.msg);
-		spawn_finish(s);
-		return;
-	}
-	code = run_to_end(s, &images, &exits, pids, 4);
-	check(code == 7 && images == 2 && pids[0] == pids[1] && pids[0] == spawn_pid(s),
+	code = run_sh(cmd, false, &images, &exits, pids, &leader);
+	check(code == 7 && images == 2 && pids[0] == pids[1] && pids[0] == leader,
 	      "sh -c 'exec prog 7': two images of one pid, the program's status 7 (%d, %u)",
 	      code, images);
-	spawn_finish(s);
 }
 
 static void test_fork_followed(const char *prog)
 {
-	char cmd[256], *argv[] = { "sh", "-c", cmd, NULL };
 	unsigned int images, exits;
-	struct spawn *s = NULL;
-	struct mt_err err;
-	pid_t pids[4] = { 0 };
+	pid_t pids[4] = { 0 }, leader;
+	char cmd[256];
 	int code;
 
 	snprintf(cmd, sizeof(cmd), "%s 0; exit 5", prog);
-	if (spawn_start(argv, true, &s, &err) || spawn_exec(s, &err)) {
-		check(false, "spawn sh -c 'prog; exit 5': %s", err.msg);
-		spawn_finish(s);
-		return;
-	}
-	code = run_to_end(s, &images, &exits, pids, 4);
+	code = run_sh(cmd, true, &images, &exits, pids, &leader);
 	check(code == 5 && images == 2 && pids[1] != pids[0] && exits == 2,
 	      "follow_forks: sh's child and its exec are followed (%u images, %u exits)",
 	      images, exits);
-	spawn_finish(s);
 }
 
 static void job_control(void);
