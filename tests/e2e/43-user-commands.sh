@@ -4,8 +4,9 @@
 # real program (env, nice, a script; -p of one) or fork it (time), a program that
 # forks and execs, a multithreaded program whose main thread leaves with
 # pthread_exit() (-c and -p), Ctrl+Z and SIGCONT, a program in a chroot
-# with its own copy of libc (-c and -p), programs linked with jemalloc and
-# tcmalloc (-O), and C++ (operator new and delete, demangled names).
+# with its own copy of libc (-c and -p), one linked with musl, programs
+# linked with jemalloc and tcmalloc (-O), and C++ (operator new and delete,
+# demangled names).
 # Exact counts: userleak's known ones (tests/progs/userleak.c), else
 # Valgrind Memcheck's in this guest.
 # mtt-timeout: 600
@@ -33,12 +34,13 @@ state_of() {
 # that image when there are several.
 check_userleak_image() {
 	_stacks=$(last_report_stacks "$2")
+	_bin=${3##*/}
 	check_eq "$1: userleak's image: its heap summary" "$UL_INUSE
 $UL_TOTAL" "$(memtrace_summary "$2" "$3")"
 	check_match "$1: userleak's 5 x malloc(100) from leak_malloc called by main" \
-		"$(stack_re 500 5 leak_malloc main userleak)" "$_stacks"
+		"$(stack_re 500 5 leak_malloc main "$_bin")" "$_stacks"
 	check_match "$1: userleak's posix_memalign(64, 256) x 4 from leak_memalign" \
-		"$(stack_re 1024 4 leak_memalign main userleak)" "$_stacks"
+		"$(stack_re 1024 4 leak_memalign main "$_bin")" "$_stacks"
 }
 
 if ! load_memtrace; then
@@ -266,6 +268,11 @@ else
 fi
 kill -TERM "$cul" 2>/dev/null
 wait "$cul" 2>/dev/null
+
+# A program linked with musl: its libc is its loader, probed at its start.
+$RUN memtrace-read -- /usr/bin/userleak-musl >/tmp/musl.out 2>&1
+check_eq "-- userleak-musl: exits 0" 0 "$?"
+check_userleak_image "musl" /tmp/musl.out /usr/bin/userleak-musl
 
 # --- g. jemalloc and tcmalloc (-O) -----------------------------------------
 for a in jemalloc tcmalloc; do
