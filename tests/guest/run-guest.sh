@@ -155,10 +155,11 @@ done
 declare -A libs=()
 add_libs() {
 	local a b c
-	# ldd: "libx.so => /path (0x...)" and "/lib64/ld-linux-x86-64.so.2 (0x...)"
+	# ldd: "libx.so => /path (0x...)" and "/lib64/ld-linux-x86-64.so.2 (0x...)";
+	# for a program of another libc (musl), "/path/prog: error while ...".
 	while read -r a b c _; do
 		if [ "$b" = "=>" ] && [ "${c:0:1}" = / ]; then libs[$c]=1
-		elif [ "${a:0:1}" = / ]; then libs[$a]=1
+		elif [ "${a:0:1}" = / ] && [ "${b:0:1}" = "(" ]; then libs[$a]=1
 		fi
 	done < <(ldd "$1" 2>/dev/null)
 }
