@@ -65,17 +65,39 @@ struct mt_thread_calls *mt_calltab_get(struct mt_calltab *t, u32 tid)
 	return NULL;
 }
 
+/*
+ * Calls still recorded below stack pointer sp have returned unseen
+ * (longjmp, a lost return probe): the stack grows down, so a live outer
+ * call has a higher one.  One at sp itself has jumped to this one (a tail
+ * call: operator new[] to operator new, operator delete to free()), which
+ * is part of it; its return will be this one's.
+ */
+static void mt_calltab_drop_returned(struct mt_thread_calls *tc, unsigned long sp)
+{
+	while (tc->depth && tc->call[tc->depth - 1].sp < sp)
+		tc->depth--;
+}
+
+static void mt_calltab_put(struct mt_thread_calls *tc)
+{
+	if (tc->depth)
+		return;
+	/* The slot's calls are finished before another thread may claim it. */
+	smp_store_release(&tc->tid, 0);
+}
+
+bool mt_calltab_inside(struct mt_thread_calls *tc, unsigned long sp)
+{
+	mt_calltab_drop_returned(tc, sp);
+	mt_calltab_put(tc);
+	return tc->depth;
+}
+
 struct mt_call *mt_calltab_push(struct mt_thread_calls *tc, unsigned long sp)
 {
 	struct mt_call *c;
 
-	/*
-	 * Calls still recorded at or below this stack pointer have returned
-	 * unseen (longjmp, a lost return probe): the stack grows down, so a
-	 * live outer call has a higher one.
-	 */
-	while (tc->depth && tc->call[tc->depth - 1].sp <= sp)
-		tc->depth--;
+	mt_calltab_drop_returned(tc, sp);
 	if (tc->depth == MT_CALL_DEPTH)
 		return NULL;
 	c = &tc->call[tc->depth++];
@@ -103,9 +125,6 @@ bool mt_calltab_pop(struct mt_thread_calls *tc, unsigned long ret_sp,
 		if (tc->call[i].sp > sp)
 			break;
 	}
-	if (!tc->depth) {
-		/* The slot's calls are finished before another thread may claim it. */
-		smp_store_release(&tc->tid, 0);
-	}
+	mt_calltab_put(tc);
 	return found;
 }

@@ -9,7 +9,10 @@
  * return.  A call is matched to its return by the user stack pointer: at
  * the entry it points at the return address, at the return one word
  * above it; calls abandoned by longjmp() or a lost return are dropped when
- * a return further up the stack is matched.
+ * a return further up the stack is matched.  A call that jumps to another
+ * (a tail call) leaves both at one stack pointer: the second is nested in
+ * the first, and their returns, at one stack pointer too, come innermost
+ * first.
  *
  * A thread holds a slot only while it has a call in flight, so the table
  * is sized by concurrent calls, not by threads.  Slots are claimed with a
@@ -65,6 +68,12 @@ struct mt_thread_calls *mt_calltab_find(struct mt_calltab *t, u32 tid);
 
 /* A new call on top of tc's; NULL when MT_CALL_DEPTH calls are in flight. */
 struct mt_call *mt_calltab_push(struct mt_thread_calls *tc, unsigned long sp);
+/*
+ * Whether a call made at user stack pointer sp runs inside a call still in
+ * flight (below it on the stack), dropping the calls it shows returned
+ * unseen; the slot is given up if none is left.
+ */
+bool mt_calltab_inside(struct mt_thread_calls *tc, unsigned long sp);
 /*
  * The call a return at user stack pointer ret_sp completes, removed with
  * every call above it (abandoned ones), into *out.  Returns false if no

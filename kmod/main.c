@@ -266,9 +266,10 @@ static long mt_ioctl_uprobe(struct file *file, void __user *arg)
 	if (u.__pad)
 		return -EINVAL;
 	mt_lock();
+	/* Only the session's owner; while tracing, for the images its target execs. */
 	ret = mt_claim(file);
 	if (!ret)
-		ret = mt.tracing ? -EBUSY : mt_user_add_uprobe(file, u.fd, u.offset, u.func);
+		ret = mt_user_add_uprobe(file, u.fd, u.offset, u.func);
 	mt_unlock();
 	return ret;
 }

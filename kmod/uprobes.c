@@ -18,8 +18,12 @@
  * bounded and never sleeps.  The entry half of a call waits in the call
  * table (calltab.h) for its return.
  *
- * An exec by the target ends its tracing: the new image has another mm,
- * which the filter refuses.  The live set at exec is kept and reported.
+ * Every address space traced has a slot: the target's, each child followed
+ * and each new image of a traced process that exec'd (the exec tracepoint
+ * takes it in before the loader maps a library, so the libraries' probes
+ * are armed in it as they are mapped).  The slot goes with each allocation
+ * (its live-index key and its counters), so an image's leftovers are
+ * reported as that image's.
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
@@ -28,9 +32,11 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -57,21 +63,32 @@ struct mt_uprobe {
 	bool registered;
 };
 
-/* Address spaces traced at once: the target and the children it forks. */
-#define MT_USER_MAX_MMS		64
+/* Address spaces traced at once: the target, the children followed, the images exec'd. */
+#define MT_USER_MAX_MMS		MEMTRACE_MAX_PROCS
+
+/* What a slot is, besides its mm (which handlers compare, and so is kept apart). */
+struct mt_user_proc {
+	struct pid *tgid;	/* its thread group, referenced: kept across an exec */
+	u64 start_ns;
+	u8 how;			/* MEMTRACE_PROC_* */
+	u8 from;
+	bool replaced;		/* it exec'd: a later slot holds its new image */
+};
 
 static struct {
 	const void *owner;	/* file that set the target */
 	pid_t pid;		/* as the owner named it */
-	pid_t tgid;		/* in the initial namespace, as the tracepoints see it */
+	struct pid_namespace *pid_ns;	/* the owner's: the pids it is told of */
 	bool follow_forks;
 	/*
 	 * The address spaces traced, referenced (mmgrab) so that none can be
 	 * reused while compared: [0] the target's, then the children
-	 * followed.  Appended under mms_lock and published by nr_mms with
-	 * release semantics; read locklessly; dropped only by release.
+	 * followed and the images exec'd, with what each is in procs[].
+	 * Appended under mms_lock and published by nr_mms with release
+	 * semantics; read locklessly; dropped only by release.
 	 */
 	struct mm_struct *mms[MT_USER_MAX_MMS];
+	struct mt_user_proc procs[MT_USER_MAX_MMS];
 	u32 nr_mms;
 	raw_spinlock_t mms_lock;
 	atomic64_t forks_full;
@@ -84,6 +101,13 @@ static struct {
 
 /* ---- what a call means --------------------------------------------- */
 
+/* Functions that end allocations (and make none). */
+static bool mt_ufn_is_free(u8 func)
+{
+	return func == MEMTRACE_UFN_FREE || func == MEMTRACE_UFN_MUNMAP ||
+	       func == MEMTRACE_UFN_DELETE;
+}
+
 static bool mt_ufn_has_return(u8 func)
 {
 	return func != MEMTRACE_UFN_FREE && func != MEMTRACE_UFN_MUNMAP;
@@ -91,8 +115,14 @@ static bool mt_ufn_has_return(u8 func)
 
 static u8 mt_ufn_kind(u8 func)
 {
-	return func == MEMTRACE_UFN_MMAP || func == MEMTRACE_UFN_MREMAP ?
-	       MEMTRACE_KIND_USER_MMAP : MEMTRACE_KIND_USER;
+	return func == MEMTRACE_UFN_MMAP || func == MEMTRACE_UFN_MREMAP ||
+	       func == MEMTRACE_UFN_MUNMAP ? MEMTRACE_KIND_USER_MMAP : MEMTRACE_KIND_USER;
+}
+
+/* What the live index and the counters know an allocation of this slot by. */
+static u16 mt_user_cache_kind(u8 func, u32 slot)
+{
+	return MT_CACHE_KIND(slot - 1, mt_ufn_kind(func));
 }
 
 /* The bytes asked for, and the block a resizing call is given. */
@@ -132,13 +162,20 @@ static void mt_ufn_args(u8 func, struct pt_regs *regs, u64 *size,
 		*ptr = a0;
 		*size = a2;
 		break;
-	default:	/* malloc, valloc, pvalloc */
+	case MEMTRACE_UFN_DELETE:
+		*ptr = a0;
+		*size = 0;
+		break;
+	default:	/* malloc (and operator new), valloc, pvalloc */
 		*size = a0;
 		break;
 	}
 }
 
 /* ---- user stacks ------------------------------------------------------ */
+
+/* Nothing is mapped below this by default (vm.mmap_min_addr): no code either. */
+#define MT_USER_CODE_MIN	0x10000UL
 
 /*
  * The return addresses of the call, innermost first, by frame pointers.
@@ -174,7 +211,11 @@ static unsigned int mt_user_stack(struct pt_regs *regs, unsigned long *ip,
 			*faulted = true;
 			break;
 		}
-		if (!frame.ret)
+		/*
+		 * Code built without frame pointers leaves rbp holding data:
+		 * stop at what cannot be a return address rather than report it.
+		 */
+		if (frame.ret < MT_USER_CODE_MIN || frame.ret >= TASK_SIZE_MAX)
 			break;
 		ip[nr++] = frame.ret;
 		sp = fp;
@@ -207,9 +248,23 @@ static unsigned long mt_user_key(unsigned long addr, u32 slot)
 	return slot > 1 ? addr | (unsigned long)(slot - 1) << 48 : addr;
 }
 
-/* free(), munmap(): the block is gone at entry already, for our purpose. */
-static void mt_user_free(unsigned long addr, u8 kind, u32 slot)
+/* Inside a hook: a block let go by a free, a delete or a munmap. */
+static void mt_user_account_free(struct mt_pcpu *c, unsigned long addr, u8 func,
+				 u32 slot)
 {
+	if (addr && !mt_account_free(c, mt_user_key(addr, slot), mt_ufn_kind(func)))
+		c->loss.free_untracked++;
+}
+
+/*
+ * free(), munmap(): the block is gone at entry already, for our purpose.
+ * One called by another allocator function still in flight (the free()
+ * inside a C++ operator delete) is that function's own work.
+ */
+static void mt_user_free(u8 func, struct pt_regs *regs, u32 slot)
+{
+	unsigned long addr = regs_get_kernel_argument(regs, 0);
+	struct mt_thread_calls *tc;
 	struct mt_pcpu *c;
 	unsigned long flags;
 
@@ -218,8 +273,11 @@ static void mt_user_free(unsigned long addr, u8 kind, u32 slot)
 	c = mt_hook_enter(&flags);
 	if (!c)
 		return;
-	if (!mt_account_free(c, mt_user_key(addr, slot), kind))
-		c->loss.free_untracked++;
+	tc = mt_calltab_find(&mt_user.calls, current->pid);
+	if (tc && mt_calltab_inside(tc, user_stack_pointer(regs)))
+		c->user_nested++;
+	else
+		mt_user_account_free(c, addr, func, slot);
 	mt_hook_exit(c, flags);
 }
 
@@ -255,6 +313,11 @@ static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot)
 	call->flags = MT_CALL_OUTER;
 	call->slot = slot;
 
+	if (func == MEMTRACE_UFN_DELETE) {
+		/* Kept in flight only to tell its free() from the program's. */
+		mt_user_account_free(c, ptr, func, slot);
+		goto out;
+	}
 	c->allocs_seen++;
 	if (size < f->min_size || (f->max_size && size > f->max_size)) {
 		c->filtered++;
@@ -303,6 +366,8 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 	unsigned long flags, addr = 0;
 	struct mt_live e;
 
+	if (call->func == MEMTRACE_UFN_DELETE)
+		return;
 	ok = mt_ufn_result(call, ret, &addr);
 	c = mt_hook_enter(&flags);
 	if (!c)
@@ -317,9 +382,8 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 		  (ok || !call->size);
 	if (call->func == MEMTRACE_UFN_MREMAP)
 		resized = ok;
-	if (resized && call->ptr &&
-	    !mt_account_free(c, mt_user_key(call->ptr, call->slot), mt_ufn_kind(call->func)))
-		c->loss.free_untracked++;
+	if (resized)
+		mt_user_account_free(c, call->ptr, call->func, call->slot);
 
 	if (ok && (call->flags & MT_CALL_RECORD)) {
 		e.addr = mt_user_key(addr, call->slot);
@@ -330,8 +394,7 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 		if (call->func == MEMTRACE_UFN_PVALLOC)
 			e.bytes_alloc = min_t(u64, PAGE_ALIGN(call->size), U32_MAX);
 		e.pid = current->pid;
-		e.cache_kind = MT_CACHE_KIND(MEMTRACE_CACHE_NONE,
-					     mt_ufn_kind(call->func));
+		e.cache_kind = mt_user_cache_kind(call->func, call->slot);
 		mt_account_alloc(c, &e);
 	}
 	mt_hook_exit(c, flags);
@@ -350,10 +413,8 @@ static int mt_uprobe_entry(MT_UPROBE_HANDLER_ARGS)
 		return 0;
 	switch (up->func) {
 	case MEMTRACE_UFN_FREE:
-		mt_user_free(regs_get_kernel_argument(regs, 0), MEMTRACE_KIND_USER, slot);
-		break;
 	case MEMTRACE_UFN_MUNMAP:
-		mt_user_free(regs_get_kernel_argument(regs, 0), MEMTRACE_KIND_USER_MMAP, slot);
+		mt_user_free(up->func, regs, slot);
 		break;
 	default:
 		mt_user_call(up->func, regs, slot);
@@ -383,13 +444,74 @@ static bool mt_uprobe_filter(MT_UPROBE_FILTER_ARGS)
 	return mt_user_slot(mm) != 0;
 }
 
-/* ---- exec of the target ------------------------------------------------ */
+/* ---- new address spaces: exec and fork -------------------------------- */
 
+/*
+ * Takes mm in as slot n + 1 (under mms_lock, n = nr_mms < MT_USER_MAX_MMS).
+ * The slot is written before nr_mms counts it: handlers and the filter
+ * read the slots without the lock.
+ */
+static void mt_user_add_mm(u32 n, struct mm_struct *mm, struct pid *tgid, u8 how,
+			   u8 from)
+{
+	mmgrab(mm);
+	mt_user.procs[n] = (struct mt_user_proc) {
+		.tgid = get_pid(tgid),
+		.start_ns = ktime_get_mono_fast_ns(),
+		.how = how,
+		.from = from,
+	};
+	WRITE_ONCE(mt_user.mms[n], mm);
+	/* Pairs with mt_user_slot()'s and mt_user_snapshot()'s acquire. */
+	smp_store_release(&mt_user.nr_mms, n + 1);
+}
+
+/* The slot of tgid's current image, or -1; under mms_lock. */
+static int mt_user_find_tgid(const struct pid *tgid)
+{
+	u32 i;
+
+	for (i = 0; i < mt_user.nr_mms; i++)
+		if (mt_user.procs[i].tgid == tgid && !mt_user.procs[i].replaced)
+			return i;
+	return -1;
+}
+
+/*
+ * A process execs: if it is traced, its new image is too, in a slot of its
+ * own (the old one keeps what the old image left).  The new mm maps only
+ * the executable and its loader yet: the libraries the loader maps from
+ * now on get the breakpoints of their probes as they are mapped (the
+ * filter consents from here), and the reader hands over any new object.
+ * With --follow-forks, a child that shared its parent's mm (vfork,
+ * posix_spawn) and was not taken in at its fork is taken in here.
+ */
 static void mt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			  struct linux_binprm *bprm)
 {
-	if (p->tgid == READ_ONCE(mt_user.tgid))
+	struct pid *tgid = task_tgid(p);
+	unsigned long flags;
+	int from;
+	u32 n;
+
+	raw_spin_lock_irqsave(&mt_user.mms_lock, flags);
+	from = mt_user_find_tgid(tgid);
+	if (from < 0 && mt_user.follow_forks) {
+		rcu_read_lock();
+		from = mt_user_find_tgid(task_tgid(rcu_dereference(p->real_parent)));
+		rcu_read_unlock();
+	}
+	if (from >= 0) {
+		n = mt_user.nr_mms;
+		if (n < MT_USER_MAX_MMS && p->mm)
+			mt_user_add_mm(n, p->mm, tgid, MEMTRACE_PROC_EXEC, from);
+		else
+			atomic64_inc(&mt_user.forks_full);
+		if (mt_user.procs[from].tgid == tgid)
+			mt_user.procs[from].replaced = true;
 		WRITE_ONCE(mt_user.exec_ns, ktime_get_mono_fast_ns());
+	}
+	raw_spin_unlock_irqrestore(&mt_user.mms_lock, flags);
 }
 MT_CHECK_PROBE(sched_process_exec, mt_probe_exec)
 
@@ -403,20 +525,20 @@ static void mt_probe_fork(void *data, struct task_struct *parent,
 {
 	struct mm_struct *mm = child->mm;
 	unsigned long flags;
+	u32 from;
 	u32 n;
 
-	if (!mm || mm == parent->mm || !mt_user_slot(parent->mm))
+	if (!mm || mm == parent->mm)
+		return;
+	from = mt_user_slot(parent->mm);
+	if (!from)
 		return;
 	raw_spin_lock_irqsave(&mt_user.mms_lock, flags);
 	n = mt_user.nr_mms;
-	if (n < MT_USER_MAX_MMS) {
-		mmgrab(mm);
-		WRITE_ONCE(mt_user.mms[n], mm);
-		/* The slot is written before a reader can count it. */
-		smp_store_release(&mt_user.nr_mms, n + 1);
-	} else {
+	if (n < MT_USER_MAX_MMS)
+		mt_user_add_mm(n, mm, task_tgid(child), MEMTRACE_PROC_FORK, from - 1);
+	else
 		atomic64_inc(&mt_user.forks_full);
-	}
 	raw_spin_unlock_irqrestore(&mt_user.mms_lock, flags);
 }
 MT_CHECK_PROBE(sched_process_fork, mt_probe_fork)
@@ -467,11 +589,16 @@ void mt_user_release(void)
 	while (mt_user.nr_mms) {
 		mt_user.nr_mms--;
 		mmdrop(mt_user.mms[mt_user.nr_mms]);
+		put_pid(mt_user.procs[mt_user.nr_mms].tgid);
 		mt_user.mms[mt_user.nr_mms] = NULL;
+		mt_user.procs[mt_user.nr_mms].tgid = NULL;
+	}
+	if (mt_user.pid_ns) {
+		put_pid_ns(mt_user.pid_ns);
+		mt_user.pid_ns = NULL;
 	}
 	atomic64_set(&mt_user.forks_full, 0);
 	mt_user.follow_forks = false;
-	WRITE_ONCE(mt_user.tgid, 0);
 	mt_user.pid = 0;
 	mt_user.owner = NULL;
 	mt_user.exec_ns = 0;
@@ -512,23 +639,92 @@ int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 		put_task_struct(task);
 		return -EPERM;
 	}
-	/* NULL once the task is exiting: nothing left to trace. */
+	/*
+	 * NULL once the task is exiting; a leader that left by pthread_exit()
+	 * has none either while its other threads run: take theirs.
+	 */
 	mm = get_task_mm(task);
+	if (!mm) {
+		struct task_struct *t;
+
+		rcu_read_lock();
+		for_each_thread(task, t) {
+			mm = get_task_mm(t);
+			if (mm)
+				break;
+		}
+		rcu_read_unlock();
+	}
 	if (!mm) {
 		put_task_struct(task);
 		return -ESRCH;
 	}
-	mmgrab(mm);
-	mmput(mm);
-	mt_user.tgid = task->tgid;
-	put_task_struct(task);
-
 	mt_user.owner = owner;
 	mt_user.pid = pid;
+	mt_user.pid_ns = get_pid_ns(task_active_pid_ns(current));
 	mt_user.follow_forks = follow_forks;
-	mt_user.mms[0] = mm;
-	/* Handlers and the filter see the slot written before it counts. */
-	smp_store_release(&mt_user.nr_mms, 1);
+	mt_user_add_mm(0, mm, task_tgid(task), MEMTRACE_PROC_TARGET, 0);
+	mmput(mm);
+	put_task_struct(task);
+	return 0;
+}
+
+/* Arms a probe (under mt.lock, while armed). */
+static int mt_uprobe_arm(struct mt_uprobe *up)
+{
+	int ret;
+
+	up->uc = (struct uprobe_consumer) {
+		.handler = mt_uprobe_entry,
+		.ret_handler = mt_ufn_has_return(up->func) ? mt_uprobe_return : NULL,
+		.filter = mt_uprobe_filter,
+	};
+	ret = mt_uprobe_register(file_inode(up->file), up->offset, &up->uc, &up->handle);
+	if (!ret) {
+		up->registered = true;
+		return 0;
+	}
+	pr_warn_ratelimited("cannot register uprobe at %pD+0x%llx: %d\n",
+			    up->file, (unsigned long long)up->offset, ret);
+	/*
+	 * No instruction uprobes can take at that offset: said with
+	 * ENOTSUPP, which is not for user space, or ENOEXEC.
+	 */
+	if (ret == -ENOTSUPP || ret == -ENOEXEC)
+		ret = -EINVAL;
+	return ret;
+}
+
+static int mt_uprobe_nop(MT_UPROBE_HANDLER_ARGS)
+{
+	return 0;
+}
+
+/*
+ * A probe armed already, handed over again while armed: an address space
+ * taken in since (an exec'd image) may have mapped its file before it was
+ * traced (its executable), and so lacks the breakpoint, which uprobes
+ * writes only when a consumer registers or the file is mapped.  A second
+ * consumer that does nothing, registered and unregistered, writes it
+ * wherever the filter now consents (uprobe_apply() is not exported); the
+ * breakpoints stay, as our consumer still wants them.
+ */
+static int mt_uprobe_rearm(struct mt_uprobe *up)
+{
+	struct uprobe_consumer uc = {
+		.handler = mt_uprobe_nop,
+		.filter = mt_uprobe_filter,
+	};
+	struct mt_uprobe_handle h;
+	int ret;
+
+	if (!up->registered)
+		return -EINVAL;
+	ret = mt_uprobe_register(file_inode(up->file), up->offset, &uc, &h);
+	if (ret)
+		return ret;
+	mt_uprobe_unregister_nosync(&h, &uc);
+	mt_uprobe_unregister_sync();
 	return 0;
 }
 
@@ -537,16 +733,13 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
 	struct mt_uprobe *up;
 	struct inode *inode;
 	struct file *file;
+	int ret;
 	u32 i;
 
 	if (!mt_user.nr_mms || mt_user.owner != owner)
 		return -ESRCH;	/* MEMTRACE_IOC_TARGET first */
-	if (mt_user.armed)
-		return -EBUSY;
 	if (!func || func > MEMTRACE_UFN_MAX)
 		return -EINVAL;
-	if (mt_user.nr_probes == MEMTRACE_MAX_UPROBES)
-		return -ENOSPC;
 	file = fget(fd);
 	if (!file)
 		return -EBADF;
@@ -557,22 +750,37 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
 		return -EINVAL;
 	}
 	for (i = 0; i < mt_user.nr_probes; i++) {
-		if (file_inode(mt_user.probes[i].file) == inode &&
-		    mt_user.probes[i].offset == offset) {
+		up = &mt_user.probes[i];
+		if (file_inode(up->file) == inode && up->offset == offset) {
 			fput(file);
-			return -EEXIST;
+			if (!mt_user.armed)
+				return -EEXIST;
+			return up->func == func ? mt_uprobe_rearm(up) : -EEXIST;
 		}
+	}
+	if (mt_user.nr_probes == MEMTRACE_MAX_UPROBES) {
+		fput(file);
+		return -ENOSPC;
 	}
 	up = &mt_user.probes[mt_user.nr_probes++];
 	up->file = file;
 	up->offset = offset;
 	up->func = func;
-	return 0;
+	if (!mt_user.armed)
+		return 0;
+	ret = mt_uprobe_arm(up);
+	if (ret) {
+		fput(file);
+		memset(up, 0, sizeof(*up));
+		mt_user.nr_probes--;
+	}
+	return ret;
 }
 
+/* A target is named: probes may come after the start (a -c command's). */
 bool mt_user_ready(void)
 {
-	return mt_user.nr_mms && mt_user.nr_probes;
+	return mt_user.nr_mms;
 }
 
 void mt_user_detach(void)
@@ -601,7 +809,7 @@ void mt_user_detach(void)
 
 int mt_user_attach(void)
 {
-	int ret;
+	int ret, pass;
 	u32 i;
 
 	if (!mt_user_ready())
@@ -625,29 +833,18 @@ int mt_user_attach(void)
 		if (ret)
 			goto fail;
 	}
-	for (i = 0; i < mt_user.nr_probes; i++) {
-		struct mt_uprobe *up = &mt_user.probes[i];
-
-		up->uc = (struct uprobe_consumer) {
-			.handler = mt_uprobe_entry,
-			.ret_handler = mt_ufn_has_return(up->func) ?
-				       mt_uprobe_return : NULL,
-			.filter = mt_uprobe_filter,
-		};
-		ret = mt_uprobe_register(file_inode(up->file), up->offset,
-					 &up->uc, &up->handle);
-		if (ret) {
-			pr_warn_ratelimited("cannot register uprobe at %pD+0x%llx: %d\n",
-					    up->file, (unsigned long long)up->offset, ret);
-			/*
-			 * No instruction uprobes can take at that offset: said
-			 * with ENOTSUPP, which is not for user space, or ENOEXEC.
-			 */
-			if (ret == -ENOTSUPP || ret == -ENOEXEC)
-				ret = -EINVAL;
-			goto fail;
+	/*
+	 * Frees first: a running target's allocation recorded before the
+	 * probe on its free was armed would be a leak that is not one.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < mt_user.nr_probes; i++) {
+			if (mt_ufn_is_free(mt_user.probes[i].func) != !pass)
+				continue;
+			ret = mt_uprobe_arm(&mt_user.probes[i]);
+			if (ret)
+				goto fail;
 		}
-		up->registered = true;
 	}
 	return 0;
 fail:
@@ -657,16 +854,26 @@ fail:
 
 void mt_user_snapshot(struct memtrace_target_state *ts)
 {
+	u32 i;
+
 	ts->pid = mt_user.pid;
 	ts->exec_ns = READ_ONCE(mt_user.exec_ns);
 	ts->flags = ts->exec_ns ? MEMTRACE_TARGET_EXECED : 0;
-	/* Pairs with mt_probe_fork()'s release. */
+	/* Pairs with mt_user_add_mm()'s release: slots below are written. */
 	ts->nr_processes = smp_load_acquire(&mt_user.nr_mms);
 	ts->forks_full = atomic64_read(&mt_user.forks_full);
+	for (i = 0; i < ts->nr_processes; i++) {
+		const struct mt_user_proc *p = &mt_user.procs[i];
+
+		ts->procs[i] = (struct memtrace_proc) {
+			.pid = pid_nr_ns(p->tgid, mt_user.pid_ns),
+			.how = p->how,
+			.from = p->from,
+			.start_ns = p->start_ns,
+		};
+	}
 	ts->nr_uprobes = 0;
 	if (mt_user.armed) {
-		u32 i;
-
 		for (i = 0; i < mt_user.nr_probes; i++)
 			ts->nr_uprobes += mt_user.probes[i].registered;
 	}

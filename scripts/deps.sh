@@ -1,6 +1,11 @@
 #!/bin/sh
 # Install, idempotently, every Debian package memtrace needs to build, test,
 # demo and benchmark itself. Enables bookworm-backports for the 6.12 kernel.
+# The user-mode tests run real programs (tests/e2e/host-files.list: perl,
+# python3, apt, sqlite3, zstd, openssl, coreutils, time) next to Valgrind
+# Memcheck, which needs ld.so's debug file (libc6-dbg), and programs linked
+# with jemalloc and tcmalloc (libjemalloc-dev, libgoogle-perftools-dev) and
+# musl (musl-tools).
 set -eu
 
 [ "$(id -u)" -eq 0 ] || { echo "deps: must run as root (apt-get)" >&2; exit 1; }
@@ -22,7 +27,8 @@ fi
 PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
 	elfutils kmod cpio gzip xz-utils busybox-static qemu-system-x86
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 dkms
-	valgrind sparse python3 zstd openssl debootstrap e2fsprogs libcap-dev"
+	valgrind sparse python3 zstd openssl debootstrap e2fsprogs libcap-dev
+	libc6-dbg libjemalloc-dev libgoogle-perftools-dev musl-tools sqlite3 time"
 # The 6.12 kernel from bookworm-backports.
 BPO_PKGS="linux-image-amd64 linux-headers-amd64"
 

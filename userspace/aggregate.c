@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static int stack_id_cmp(const void *a, const void *b)
+static int key_cmp(const void *a, const void *b)
 {
-	const struct stack_total *x = a, *y = b;
+	uint64_t x = stack_total_key(a), y = stack_total_key(b);
 
-	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+	return x < y ? -1 : x > y;
 }
 
 int aggregate_by_stack(const struct mt_snapshot *snap, unsigned int kind_mask,
@@ -27,6 +27,8 @@ int aggregate_by_stack(const struct mt_snapshot *snap, unsigned int kind_mask,
 		if (r->kind >= 32 || !(kind_mask & KIND_BIT(r->kind)))
 			continue;
 		t[n].stack_id = r->stack_id;
+		if (r->kind == MEMTRACE_KIND_USER || r->kind == MEMTRACE_KIND_USER_MMAP)
+			t[n].image = r->cache_id;
 		t[n].old_count_recorded = r->old_count;
 		t[n].old_bytes_recorded = r->old_bytes;
 		/* Under sampling each record stands for several allocations. */
@@ -39,7 +41,7 @@ int aggregate_by_stack(const struct mt_snapshot *snap, unsigned int kind_mask,
 		t[n].frees = r->frees;
 		n++;
 	}
-	qsort(t, n, sizeof(*t), stack_id_cmp);
+	qsort(t, n, sizeof(*t), key_cmp);
 
 	/* Merge runs of the same stack in place. */
 	size_t merged = 0;
@@ -47,7 +49,7 @@ int aggregate_by_stack(const struct mt_snapshot *snap, unsigned int kind_mask,
 	for (size_t i = 0; i < n; i++) {
 		struct stack_total *m;
 
-		if (merged && t[merged - 1].stack_id == t[i].stack_id) {
+		if (merged && stack_total_key(&t[merged - 1]) == stack_total_key(&t[i])) {
 			m = &t[merged - 1];
 			m->old_count += t[i].old_count;
 			m->old_bytes += t[i].old_bytes;
@@ -68,11 +70,11 @@ int aggregate_by_stack(const struct mt_snapshot *snap, unsigned int kind_mask,
 }
 
 const struct stack_total *stack_total_find(const struct stack_total *totals, size_t nr,
-					   uint32_t stack_id)
+					   uint32_t image, uint32_t stack_id)
 {
-	struct stack_total key = { .stack_id = stack_id };
+	struct stack_total key = { .stack_id = stack_id, .image = image };
 
 	if (!nr)
 		return NULL;
-	return bsearch(&key, totals, nr, sizeof(key), stack_id_cmp);
+	return bsearch(&key, totals, nr, sizeof(key), key_cmp);
 }

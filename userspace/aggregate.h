@@ -26,6 +26,7 @@
 
 struct stack_total {
 	uint32_t stack_id;
+	uint32_t image;		/* user kinds: the process slot (memtrace_target_state.procs) */
 	uint64_t old_count;	/* outstanding: older than min age; estimates under sampling */
 	uint64_t old_bytes;
 	uint64_t old_count_recorded;	/* as recorded, before sampling estimates */
@@ -38,13 +39,21 @@ struct stack_total {
 };
 
 /*
- * Sums the snapshot's stat records of the kinds in kind_mask per stack.
- * *out is sorted by stack_id; the caller frees it.  Returns 0 or -ENOMEM.
+ * Sums the snapshot's stat records of the kinds in kind_mask per stack (and
+ * per image, for user mode's: one stack may be several images' code).
+ * *out is sorted by stack_total_key(); the caller frees it.  Returns 0 or
+ * -ENOMEM.
  */
 int aggregate_by_stack(const struct mt_snapshot *snap, unsigned int kind_mask,
 		       struct stack_total **out, size_t *nr_out);
 
+/* What a stack's totals are known by: its image and its stack. */
+static inline uint64_t stack_total_key(const struct stack_total *t)
+{
+	return (uint64_t)t->image << 32 | t->stack_id;
+}
+
 const struct stack_total *stack_total_find(const struct stack_total *totals, size_t nr,
-					   uint32_t stack_id);
+					   uint32_t image, uint32_t stack_id);
 
 #endif

@@ -26,9 +26,14 @@ enum {
 	OPT_BY_CGROUP,
 	OPT_MODULE,
 	OPT_EVENTS,
+	OPT_DEBUGINFOD,
 };
 
-static const char short_options[] = ":hp:c:O:tao:CPs:T:z:Z:";
+/*
+ * '-': options and positional arguments are taken in order, so "--" ends
+ * them where it stands and what follows it is the command, untouched.
+ */
+static const char short_options[] = "-:hp:c:O:tao:CPs:T:z:Z:";
 
 static const struct option long_options[] = {
 	{ "help",		no_argument,		NULL, 'h' },
@@ -39,6 +44,7 @@ static const struct option long_options[] = {
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
 	{ "follow-forks",	no_argument,		NULL, OPT_FOLLOW_FORKS },
+	{ "debuginfod",		no_argument,		NULL, OPT_DEBUGINFOD },
 	{ "trace",		no_argument,		NULL, 't' },
 	{ "show-allocs",	no_argument,		NULL, 'a' },
 	{ "older",		required_argument,	NULL, 'o' },
@@ -75,11 +81,12 @@ void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "usage: %s [-h] [--version] [--kernel-leaks | --slab] [-p PID | -c COMMAND]\n"
-"       [-O OBJ]... [--follow-forks]\n"
+"       [-O OBJ]... [--follow-forks] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
 "       [--cache NAME]... [--stack-depth N] [--by-pid PID] [--by-comm NAME]\n"
 "       [--by-cgroup DIR] [--module NAME] [--events LIST] [interval] [count]\n"
+"       [-- COMMAND [ARG]...]\n"
 "\n"
 "Trace outstanding memory allocations that weren't freed, in the kernel or in\n"
 "one process, and explain memory growth, through the memtrace kernel module\n"
@@ -104,13 +111,19 @@ void cli_usage(FILE *out, const char *prog)
 "                        through uprobes on its libc; when it exits, the\n"
 "                        allocations in use at exit and a heap summary\n"
 "  -c COMMAND, --command COMMAND\n"
-"                        execute and trace the specified command (split on\n"
-"                        blanks, no shell) from its first instruction\n"
+"                        execute and trace the specified command from its\n"
+"                        first instruction, following its execs (env, nice,\n"
+"                        a script, then the program); split into words as a\n"
+"                        shell would (quotes, $VAR), but run without one;\n"
+"                        memtrace-read exits with its exit status\n"
+"  -- COMMAND [ARG]...   the same, the command given word by word\n"
 "  -O OBJ, --obj OBJ     also probe the allocator functions in this object: a\n"
 "                        path, or the name of a library the process maps\n"
 "                        (\"c\", \"jemalloc\"; repeatable, up to %d)\n"
 "  --follow-forks        also trace the processes it forks, from the fork on\n"
 "                        (without it, a child is not traced)\n"
+"  --debuginfod          let debug files missing on this host come from the\n"
+"                        debuginfod servers of $DEBUGINFOD_URLS (not without)\n"
 "  -t, --trace           print a line for each allocation recorded and each free\n"
 "                        of one, as they happen, besides the reports\n"
 "  -a, --show-allocs     show allocation addresses and sizes, with the\n"
@@ -176,11 +189,13 @@ void cli_usage(FILE *out, const char *prog)
 "        Watch the dentry cache every second, ten times\n"
 "%s -p 181\n"
 "        Trace process 181's allocations; report every 5 seconds, and at its exit\n"
-"%s -c \"./leaky --input data\"\n"
-"        Run a command traced from its start; report its leaks when it exits\n",
+"%s -c \"./leaky --input 'my data'\"\n"
+"        Run a command traced from its start; report its leaks when it exits\n"
+"%s -- sqlite3 db \"select 1\"\n"
+"        The same, the command given word by word, as to strace or valgrind\n",
 		prog, MT_INTERVAL_MAX_S, MT_MAX_OBJS, MEMTRACE_MAX_CACHE_FILTERS,
 		MEMTRACE_MAX_FRAMES, MEMTRACE_MAX_FRAMES,
-		prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 /*
@@ -283,16 +298,21 @@ static const char *bad_option_text(char **argv, int argc, char *buf, size_t len)
 static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 			      bool slab, bool older_given, struct mt_err *err)
 {
-	if (o->pid && o->command)
-		return mt_errf(err, EINVAL, "cannot specify both -p and -c");
-	if ((o->pid || o->command) && (kernel_leaks || slab))
+	bool user = o->pid || o->cmd_argv;
+
+	if (o->pid && o->cmd_argv)
+		return mt_errf(err, EINVAL, "cannot specify both -p and a command (-c or --)");
+	if (user && (kernel_leaks || slab))
 		return mt_errf(err, EINVAL, "-p/-c trace a process; they cannot be combined with %s",
 			       slab ? "--slab" : "--kernel-leaks");
-	if (o->nr_objs && !o->pid && !o->command)
+	if (o->nr_objs && !user)
 		return mt_errf(err, EINVAL, "-O names a process's allocator: it needs -p or -c");
-	if (o->follow_forks && !o->pid && !o->command)
+	if (o->follow_forks && !user)
 		return mt_errf(err, EINVAL, "--follow-forks follows a process: it needs -p or -c");
-	if ((o->pid || o->command) && (o->percpu || o->nr_caches))
+	if (o->debuginfod && !user)
+		return mt_errf(err, EINVAL, "--debuginfod finds a process's debug files: "
+			       "it needs -p or -c");
+	if (user && (o->percpu || o->nr_caches))
 		return mt_errf(err, EINVAL, "%s applies to kernel allocations, not to -p/-c",
 			       o->percpu ? "-P" : "--cache");
 	if (o->module && slab)
@@ -312,7 +332,7 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 			       "-a shows individual allocations and -C only combined statistics: choose one");
 	if (o->sample_every && o->sample_bytes)
 		return mt_errf(err, EINVAL, "-s and --sample-bytes are two ways of sampling: choose one");
-	if ((o->pid || o->command) &&
+	if (user &&
 	    (o->by_pid || o->by_comm || o->by_cgroup || o->module || o->events))
 		return mt_errf(err, EINVAL, "%s applies to kernel allocations, not to -p/-c",
 			       o->by_pid ? "--by-pid" : o->by_comm ? "--by-comm" :
@@ -323,6 +343,66 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 		return mt_errf(err, EINVAL, "min size (-z %llu) can't be greater than max size (-Z %llu)",
 			       (unsigned long long)o->min_size, (unsigned long long)o->max_size);
 	return 0;
+}
+
+/* A positional argument: interval, then count. */
+static int positional_arg(struct mt_options *o, unsigned int n, const char *arg,
+			  struct mt_err *err)
+{
+	uint64_t v;
+	int ret;
+
+	switch (n) {
+	case 0:
+		ret = number_arg("interval", arg, 1, MT_INTERVAL_MAX_S, &v, err);
+		o->interval_s = (unsigned int)v;
+		return ret;
+	case 1:
+		ret = number_arg("count", arg, 1, MT_COUNT_MAX, &v, err);
+		o->count = (unsigned long)v;
+		return ret;
+	default:
+		return mt_errf(err, EINVAL, "unexpected argument '%s': only [interval [count]]%s",
+			       arg, n == 2 ? " (a command goes after --)" : "");
+	}
+}
+
+/*
+ * -c's string, split into words as a shell would (quotes, backslashes,
+ * $VAR, ~, globs), without running one: wordexp(3) without command
+ * substitution.  What only a shell can do is refused, saying how.
+ */
+static int split_command(struct mt_options *o, const char *command, struct mt_err *err)
+{
+	int ret = wordexp(command, &o->words, WRDE_NOCMD);
+
+	switch (ret) {
+	case 0:
+		break;
+	case WRDE_BADCHAR:
+		return mt_errf(err, EINVAL, "-c '%s': | & ; < > ( ) { } and newlines need a shell: "
+			       "-c \"sh -c '...'\"", command);
+	case WRDE_CMDSUB:
+		return mt_errf(err, EINVAL, "-c '%s': command substitution needs a shell: "
+			       "-c \"sh -c '...'\"", command);
+	case WRDE_SYNTAX:
+		return mt_errf(err, EINVAL, "-c '%s': unbalanced quotes", command);
+	default:
+		return mt_errf(err, ENOMEM, "-c '%s': cannot split it (wordexp: %d)", command, ret);
+	}
+	o->cmd_words = true;
+	if (!o->words.we_wordc)
+		return mt_errf(err, EINVAL, "-c needs a command");
+	o->cmd_argv = o->words.we_wordv;
+	return 0;
+}
+
+void cli_free(struct mt_options *o)
+{
+	if (o->cmd_words)
+		wordfree(&o->words);
+	o->cmd_words = false;
+	o->cmd_argv = NULL;
 }
 
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
@@ -357,7 +437,12 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 		case 'c':
 			if (!optarg[0])
 				return mt_errf(err, EINVAL, "-c needs a command");
+			if (o->command)
+				return mt_errf(err, EINVAL, "-c given twice");
 			o->command = optarg;
+			break;
+		case 1:
+			ret = positional_arg(o, positional++, optarg, err);
 			break;
 		case 'O':
 			if (!optarg[0])
@@ -371,6 +456,9 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_FOLLOW_FORKS:
 			o->follow_forks = true;
+			break;
+		case OPT_DEBUGINFOD:
+			o->debuginfod = true;
 			break;
 		case 'a':
 			o->show_allocs = true;
@@ -463,22 +551,15 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			return ret;
 	}
 
-	for (; optind < argc; optind++) {
-		const char *arg = argv[optind];
-
-		switch (positional++) {
-		case 0:
-			ret = number_arg("interval", arg, 1, MT_INTERVAL_MAX_S, &v, err);
-			o->interval_s = (unsigned int)v;
-			break;
-		case 1:
-			ret = number_arg("count", arg, 1, MT_COUNT_MAX, &v, err);
-			o->count = (unsigned long)v;
-			break;
-		default:
-			return mt_errf(err, EINVAL, "unexpected argument '%s': only [interval [count]]",
-				       arg);
-		}
+	/* Options end at "--" (or the end): a command may follow. */
+	if (optind > 1 && optind <= argc && !strcmp(argv[optind - 1], "--")) {
+		if (o->command)
+			return mt_errf(err, EINVAL, "a command with -c, or after --: not both");
+		if (optind == argc)
+			return mt_errf(err, EINVAL, "-- needs a command after it");
+		o->cmd_argv = argv + optind;
+	} else if (o->command) {
+		ret = split_command(o, o->command, err);
 		if (ret)
 			return ret;
 	}
@@ -486,7 +567,7 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 	ret = check_combinations(o, kernel_leaks, slab, older_given, err);
 	if (ret)
 		return ret;
-	if (o->pid || o->command)
+	if (o->pid || o->cmd_argv)
 		o->mode = MT_MODE_USER;
 	else if (slab)
 		o->mode = MT_MODE_SLAB;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <wordexp.h>
 
 #include <linux/memtrace.h>
 
@@ -47,7 +48,10 @@ struct mt_options {
 	unsigned int interval_s;	/* seconds between reports */
 	unsigned long count;		/* reports before exiting; 0: until a signal */
 	int pid;			/* -p, user mode; 0 when not given */
-	const char *command;		/* -c, user mode */
+	const char *command;		/* -c, user mode: as given */
+	char **cmd_argv;		/* -c (split as a shell would) or -- CMD ARGS...; NULL-ended */
+	bool cmd_words;			/* cmd_argv comes from wordexp(): cli_free() frees it */
+	bool debuginfod;		/* --debuginfod: debug files from $DEBUGINFOD_URLS */
 	unsigned int nr_objs;		/* -O, repeatable */
 	char *objs[MT_MAX_OBJS];	/* into argv */
 	bool trace;			/* -t */
@@ -70,6 +74,7 @@ struct mt_options {
 	const char *by_cgroup;		/* --by-cgroup: a cgroup v2 directory; NULL: any */
 	const char *module;		/* --module: stacks through this module's code */
 	uint32_t events;		/* --events: MEMTRACE_EV_* to attach; 0: the mode's */
+	wordexp_t words;		/* -c split */
 };
 
 /* Exit status for bad usage, as most tools (getopt conventions). */
@@ -83,6 +88,9 @@ void cli_defaults(struct mt_options *o);
  * more than once in a process (it resets getopt).
  */
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err);
+
+/* Frees what cli_parse() allocated (the split -c command). */
+void cli_free(struct mt_options *o);
 
 void cli_usage(FILE *out, const char *prog);
 

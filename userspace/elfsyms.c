@@ -42,27 +42,59 @@ static const char *const ufn_names[MEMTRACE_UFN_MAX + 1] = {
 	[MEMTRACE_UFN_MMAP] = "mmap",
 	[MEMTRACE_UFN_MUNMAP] = "munmap",
 	[MEMTRACE_UFN_MREMAP] = "mremap",
+	[MEMTRACE_UFN_DELETE] = "operator delete",
 };
 
 /*
- * glibc's own names for the same functions (all real glibc symbols: the
- * public names are aliases of these), for an object that exports only
- * these.  aligned_alloc has none: it shares __libc_memalign with memalign
- * in some glibc versions but is its own function in others.
+ * The symbols probed, in the order that settles aliases (an earlier one
+ * at the same offset is probed, a later one not: glibc's memalign before
+ * aligned_alloc, tcmalloc's free before the operator delete it aliases).
+ * A fallback is glibc's own name for the public one (all real glibc
+ * symbols: the public names are aliases of these), used only for an object
+ * that exports just that.  aligned_alloc has none: it shares
+ * __libc_memalign with memalign in some glibc versions but is its own
+ * function in others.  C++'s operator new and delete, every variant, as
+ * libstdc++ (and tcmalloc, jemalloc's C++ build) define them: operator new
+ * takes its size first, as malloc does.
  */
-static const char *const ufn_fallbacks[MEMTRACE_UFN_MAX + 1] = {
-	[MEMTRACE_UFN_MALLOC] = "__libc_malloc",
-	[MEMTRACE_UFN_CALLOC] = "__libc_calloc",
-	[MEMTRACE_UFN_REALLOC] = "__libc_realloc",
-	[MEMTRACE_UFN_REALLOCARRAY] = "__libc_reallocarray",
-	[MEMTRACE_UFN_FREE] = "__libc_free",
-	[MEMTRACE_UFN_POSIX_MEMALIGN] = "__posix_memalign",
-	[MEMTRACE_UFN_MEMALIGN] = "__libc_memalign",
-	[MEMTRACE_UFN_VALLOC] = "__libc_valloc",
-	[MEMTRACE_UFN_PVALLOC] = "__libc_pvalloc",
-	[MEMTRACE_UFN_MMAP] = "__mmap",
-	[MEMTRACE_UFN_MUNMAP] = "__munmap",
-	[MEMTRACE_UFN_MREMAP] = "__mremap",
+static const struct ufn_symbol {
+	const char *name;
+	const char *fallback;
+	uint32_t func;
+} ufn_symbols[ELFSYMS_MAX_PROBES] = {
+	{ "malloc", "__libc_malloc", MEMTRACE_UFN_MALLOC },
+	{ "calloc", "__libc_calloc", MEMTRACE_UFN_CALLOC },
+	{ "realloc", "__libc_realloc", MEMTRACE_UFN_REALLOC },
+	{ "reallocarray", "__libc_reallocarray", MEMTRACE_UFN_REALLOCARRAY },
+	{ "free", "__libc_free", MEMTRACE_UFN_FREE },
+	{ "posix_memalign", "__posix_memalign", MEMTRACE_UFN_POSIX_MEMALIGN },
+	{ "aligned_alloc", NULL, MEMTRACE_UFN_ALIGNED_ALLOC },
+	{ "memalign", "__libc_memalign", MEMTRACE_UFN_MEMALIGN },
+	{ "valloc", "__libc_valloc", MEMTRACE_UFN_VALLOC },
+	{ "pvalloc", "__libc_pvalloc", MEMTRACE_UFN_PVALLOC },
+	{ "mmap", "__mmap", MEMTRACE_UFN_MMAP },
+	{ "munmap", "__munmap", MEMTRACE_UFN_MUNMAP },
+	{ "mremap", "__mremap", MEMTRACE_UFN_MREMAP },
+	{ "_Znwm", NULL, MEMTRACE_UFN_MALLOC },
+	{ "_Znam", NULL, MEMTRACE_UFN_MALLOC },
+	{ "_ZnwmRKSt9nothrow_t", NULL, MEMTRACE_UFN_MALLOC },
+	{ "_ZnamRKSt9nothrow_t", NULL, MEMTRACE_UFN_MALLOC },
+	{ "_ZnwmSt11align_val_t", NULL, MEMTRACE_UFN_MALLOC },
+	{ "_ZnamSt11align_val_t", NULL, MEMTRACE_UFN_MALLOC },
+	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", NULL, MEMTRACE_UFN_MALLOC },
+	{ "_ZnamSt11align_val_tRKSt9nothrow_t", NULL, MEMTRACE_UFN_MALLOC },
+	{ "_ZdlPv", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdaPv", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdlPvm", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdaPvm", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdlPvRKSt9nothrow_t", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdaPvRKSt9nothrow_t", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdlPvSt11align_val_t", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdaPvSt11align_val_t", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdlPvmSt11align_val_t", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdaPvmSt11align_val_t", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdlPvSt11align_val_tRKSt9nothrow_t", NULL, MEMTRACE_UFN_DELETE },
+	{ "_ZdaPvSt11align_val_tRKSt9nothrow_t", NULL, MEMTRACE_UFN_DELETE },
 };
 
 const char *elfsyms_ufn_name(uint32_t func)
@@ -206,7 +238,7 @@ static int for_each_sym(const struct elf_obj *o, Elf_Scn *scn, sym_fn fn, void *
 		    (bind != STB_GLOBAL && bind != STB_WEAK))
 			continue;
 		v.type = GELF_ST_TYPE(sym.st_info);
-		if (v.type != STT_FUNC && v.type != STT_GNU_IFUNC)
+		if (v.type != STT_FUNC && v.type != STT_GNU_IFUNC && v.type != STT_OBJECT)
 			continue;
 		v.name = elf_strptr(o->elf, shdr.sh_link, sym.st_name);
 		if (!v.name || !*v.name)
@@ -265,11 +297,11 @@ struct candidate {
 
 struct find_ctx {
 	const struct elf_obj *o;
-	struct candidate cand[MEMTRACE_UFN_MAX + 1];
-	bool done[MEMTRACE_UFN_MAX + 1];	/* settled by an earlier table */
+	struct candidate cand[ELFSYMS_MAX_PROBES];
+	bool done[ELFSYMS_MAX_PROBES];	/* settled by an earlier table */
 };
 
-static void consider(struct find_ctx *c, uint32_t func, const struct sym_view *v, bool public)
+static void consider(struct find_ctx *c, size_t i, const struct sym_view *v, bool public)
 {
 	enum cand_rank rank;
 	uint64_t offset;
@@ -277,40 +309,37 @@ static void consider(struct find_ctx *c, uint32_t func, const struct sym_view *v
 	rank = public ? RANK_PUBLIC_DEFAULT : RANK_FALLBACK_DEFAULT;
 	if (!v->default_version)
 		rank++;
-	if (rank >= c->cand[func].rank || !vaddr_to_offset(c->o->elf, v->value, &offset))
+	if (rank >= c->cand[i].rank || !vaddr_to_offset(c->o->elf, v->value, &offset))
 		return;
-	c->cand[func].rank = rank;
-	c->cand[func].offset = offset;
-	snprintf(c->cand[func].symbol, sizeof(c->cand[func].symbol), "%.*s",
+	c->cand[i].rank = rank;
+	c->cand[i].offset = offset;
+	snprintf(c->cand[i].symbol, sizeof(c->cand[i].symbol), "%.*s",
 		 (int)v->name_len, v->name);
 }
 
 static int find_one(const struct sym_view *v, void *ctx)
 {
 	struct find_ctx *c = ctx;
-	uint32_t f;
 
 	/* An IFUNC's value is its resolver, which runs once at load time. */
 	if (v->type != STT_FUNC)
 		return 0;
-	for (f = 1; f <= MEMTRACE_UFN_MAX; f++) {
-		if (c->done[f])
+	for (size_t i = 0; i < ELFSYMS_MAX_PROBES; i++) {
+		if (c->done[i])
 			continue;
-		if (name_is(v, ufn_names[f]))
-			consider(c, f, v, true);
-		else if (name_is(v, ufn_fallbacks[f]))
-			consider(c, f, v, false);
+		if (name_is(v, ufn_symbols[i].name))
+			consider(c, i, v, true);
+		else if (name_is(v, ufn_symbols[i].fallback))
+			consider(c, i, v, false);
 	}
 	return 0;
 }
 
-/* An alias of an earlier (lower) function: its calls are already seen. */
-static bool is_alias(const struct find_ctx *c, uint32_t func)
+/* An alias of an earlier symbol: its calls are already seen. */
+static bool is_alias(const struct find_ctx *c, size_t i)
 {
-	uint32_t f;
-
-	for (f = 1; f < func; f++)
-		if (c->cand[f].rank != RANK_NONE && c->cand[f].offset == c->cand[func].offset)
+	for (size_t j = 0; j < i; j++)
+		if (c->cand[j].rank != RANK_NONE && c->cand[j].offset == c->cand[i].offset)
 			return true;
 	return false;
 }
@@ -320,8 +349,7 @@ int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t m
 {
 	struct find_ctx c;
 	struct elf_obj o;
-	size_t nr = 0;
-	uint32_t f;
+	size_t nr = 0, i;
 	int rc;
 
 	rc = elf_obj_open(&o, path, err);
@@ -329,24 +357,24 @@ int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t m
 		return rc;
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
-	for (f = 0; f <= MEMTRACE_UFN_MAX; f++)
-		c.cand[f].rank = RANK_NONE;
+	for (i = 0; i < ELFSYMS_MAX_PROBES; i++)
+		c.cand[i].rank = RANK_NONE;
 
 	/* .symtab is the complete table; .dynsym only fills its gaps. */
 	if (o.symtab) {
 		for_each_sym(&o, o.symtab, find_one, &c);
-		for (f = 1; f <= MEMTRACE_UFN_MAX; f++)
-			c.done[f] = c.cand[f].rank != RANK_NONE;
+		for (i = 0; i < ELFSYMS_MAX_PROBES; i++)
+			c.done[i] = c.cand[i].rank != RANK_NONE;
 	}
 	if (o.dynsym)
 		for_each_sym(&o, o.dynsym, find_one, &c);
 
-	for (f = 1; f <= MEMTRACE_UFN_MAX && nr < max; f++) {
-		if (c.cand[f].rank == RANK_NONE || is_alias(&c, f))
+	for (i = 0; i < ELFSYMS_MAX_PROBES && nr < max; i++) {
+		if (c.cand[i].rank == RANK_NONE || is_alias(&c, i))
 			continue;
-		probes[nr].func = f;
-		probes[nr].offset = c.cand[f].offset;
-		memcpy(probes[nr].symbol, c.cand[f].symbol, sizeof(probes[nr].symbol));
+		probes[nr].func = ufn_symbols[i].func;
+		probes[nr].offset = c.cand[i].offset;
+		memcpy(probes[nr].symbol, c.cand[i].symbol, sizeof(probes[nr].symbol));
 		nr++;
 	}
 	elf_obj_close(&o);
@@ -355,7 +383,7 @@ int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t m
 
 static int defines_one(const struct sym_view *v, void *ctx)
 {
-	return name_is(v, ctx);
+	return v->type != STT_OBJECT && name_is(v, ctx);
 }
 
 int elfsyms_defines(const char *path, const char *name, struct mt_err *err)
@@ -372,4 +400,56 @@ int elfsyms_defines(const char *path, const char *name, struct mt_err *err)
 		rc = for_each_sym(&o, o.dynsym, defines_one, (void *)name);
 	elf_obj_close(&o);
 	return rc ? 1 : 0;
+}
+
+struct lookup_ctx {
+	const char *name;
+	uint64_t value;
+	bool found, found_default;
+};
+
+static int lookup_one(const struct sym_view *v, void *ctx)
+{
+	struct lookup_ctx *l = ctx;
+
+	if (!name_is(v, l->name) || (l->found && (l->found_default || !v->default_version)))
+		return 0;
+	l->found = true;
+	l->found_default = v->default_version;
+	l->value = v->value;
+	return 0;
+}
+
+int elfsyms_lookup(const char *path, const char *name, uint64_t *vaddr, uint64_t *load_vaddr,
+		   struct mt_err *err)
+{
+	struct lookup_ctx l = { .name = name };
+	struct elf_obj o;
+	size_t n;
+	int rc;
+
+	rc = elf_obj_open(&o, path, err);
+	if (rc)
+		return rc;
+	if (o.symtab)
+		for_each_sym(&o, o.symtab, lookup_one, &l);
+	if (!l.found && o.dynsym)
+		for_each_sym(&o, o.dynsym, lookup_one, &l);
+	*load_vaddr = UINT64_MAX;
+	if (!elf_getphdrnum(o.elf, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(o.elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    ph.p_offset == 0)
+				*load_vaddr = ph.p_vaddr;
+		}
+	}
+	elf_obj_close(&o);
+	if (!l.found)
+		return mt_errf(err, ENOENT, "%s defines no %s", path, name);
+	if (*load_vaddr == UINT64_MAX)
+		return mt_errf(err, ENOEXEC, "%s: no loadable segment from its first byte", path);
+	*vaddr = l.value;
+	return 0;
 }

@@ -12,6 +12,9 @@
 
 #include "util.h"
 
+/* Symbols that may be probed in one object: the C functions and C++'s operators. */
+#define ELFSYMS_MAX_PROBES	33
+
 struct ufn_probe {
 	uint32_t func;		/* MEMTRACE_UFN_* */
 	uint64_t offset;	/* file offset of the function's first instruction */
@@ -19,22 +22,36 @@ struct ufn_probe {
 };
 
 /*
- * Looks up every allocator function (the MEMTRACE_UFN_*) defined in the ELF
- * file at path: in .symtab, else (per function) in .dynsym.  Only defined
- * GLOBAL/WEAK STT_FUNC symbols count (an IFUNC's address is its resolver,
- * wrong to probe, so IFUNCs are skipped); of several versions of a name the
- * default one wins; glibc's internal names ("__libc_malloc") are used only
- * when the public name is absent.  Functions at the same offset (aliases,
- * e.g. glibc's memalign and aligned_alloc) are returned once, under the
- * lowest MEMTRACE_UFN_*, since one probe already sees every call.
+ * Looks up every allocator function defined in the ELF file at path: the C
+ * functions (one MEMTRACE_UFN_* each) and C++'s operator new (as
+ * MEMTRACE_UFN_MALLOC) and delete (MEMTRACE_UFN_DELETE), every variant; in
+ * .symtab, else (per symbol) in .dynsym.  Only defined GLOBAL/WEAK STT_FUNC
+ * symbols count (an IFUNC's address is its resolver, wrong to probe, so
+ * IFUNCs are skipped); of several versions of a name the default one wins;
+ * glibc's internal names ("__libc_malloc") are used only when the public
+ * name is absent.  Functions at the same offset (aliases, e.g. glibc's
+ * memalign and aligned_alloc) are returned once, under the first one
+ * (MEMTRACE_UFN_* order, C before C++), since one probe already sees every
+ * call.
  *
- * Fills probes[] in MEMTRACE_UFN_* order, at most max; returns how many
+ * Fills probes[] in that order, at most max (ELFSYMS_MAX_PROBES holds
+ * them all); returns how many
  * (>= 0), or -errno with err set: the file cannot be opened (-errno of
  * open), is not an ELF executable or shared object (-ENOEXEC), or has no
  * symbol table at all (-ENOENT, "stripped").
  */
 int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t max,
 			    struct mt_err *err);
+
+/*
+ * The value of symbol name (a function or an object; of several versions,
+ * the default one) in the ELF file at path, as an address in the object's
+ * own layout, and the address its first byte is loaded at in that layout
+ * (so that where the process maps offset 0 minus *load_vaddr is the bias
+ * to add).  -ENOENT if it defines no such symbol; else as above.
+ */
+int elfsyms_lookup(const char *path, const char *name, uint64_t *vaddr, uint64_t *load_vaddr,
+		   struct mt_err *err);
 
 /* The name of a MEMTRACE_UFN_* ("malloc"), or NULL. */
 const char *elfsyms_ufn_name(uint32_t func);

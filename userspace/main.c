@@ -14,6 +14,7 @@ int main(int argc, char **argv)
 {
 	struct mt_options opts;
 	struct mt_err err;
+	int status;
 
 	cli_defaults(&opts);
 	if (cli_parse(argc, argv, &opts, &err)) {
@@ -30,11 +31,7 @@ int main(int argc, char **argv)
 	case MT_ACTION_RUN:
 		break;
 	}
-	switch (opts.mode) {
-	case MT_MODE_USER:
-	case MT_MODE_KERNEL_LEAKS:
-	case MT_MODE_SLAB:
-		return session_run(&opts);
-	}
-	return 1;
+	status = session_run(&opts);
+	cli_free(&opts);
+	return status;
 }

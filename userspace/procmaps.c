@@ -12,17 +12,16 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/memtrace.h>
 
 #include "elfsyms.h"
-
-/* include/linux/sched.h: the task is a kernel thread. */
-#define PF_KTHREAD 0x00200000u
+#include "procfs.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -67,9 +66,10 @@ static struct mapped_object *find_obj(struct objs *o, const char *path, bool del
 	return NULL;
 }
 
-static int new_obj(struct objs *o, int pid, const char *path, bool deleted, uint64_t start,
-		   uint64_t end, struct mapped_object **obj)
+static int new_obj(struct objs *o, int pid, const char *path, bool deleted,
+		   const struct maps_line *l, struct mapped_object **obj)
 {
+	uint64_t start = l->start, end = l->end;
 	struct mapped_object *m;
 	int n;
 
@@ -96,27 +96,47 @@ static int new_obj(struct objs *o, int pid, const char *path, bool deleted, uint
 		return 0;
 	m->start = start;
 	m->end = end;
+	m->first_end = end;
+	m->inode = l->inode;
+	m->major = l->major;
+	m->minor = l->minor;
 	m->deleted = deleted;
 	o->nr++;
 	*obj = m;
 	return 0;
 }
 
+bool procmaps_parse_line(const char *line, struct maps_line *m)
+{
+	char perms[8];
+	int pos = -1;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
+		   &m->start, &m->end, perms, &m->offset, &m->major, &m->minor, &m->inode,
+		   &pos) != 7 || pos < 0 || strlen(perms) != 4 || m->end < m->start)
+		return false;
+	m->readable = perms[0] == 'r';
+	m->exec = perms[2] == 'x';
+	m->name = line + pos;
+	m->name_len = strcspn(m->name, "\n");
+	return true;
+}
+
 /* One line; *obj is left NULL for a mapping that is not a file's. */
 static int parse_line(struct objs *o, int pid, char *line, struct mapped_object **obj)
 {
-	uint64_t start, end, offset, inode;
-	char perms[8], *path;
+	struct maps_line m;
+	uint64_t start, end;
+	char *path;
 	bool deleted;
-	int pos = -1;
 
 	*obj = NULL;
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*x:%*x %" SCNu64 " %n",
-		   &start, &end, perms, &offset, &inode, &pos) != 5 || pos < 0 ||
-	    strlen(perms) != 4 || end < start)
+	if (!procmaps_parse_line(line, &m))
 		return -EINVAL;
-	path = line + pos;
-	path[strcspn(path, "\n")] = '\0';
+	start = m.start;
+	end = m.end;
+	path = line + (m.name - line);
+	path[m.name_len] = '\0';
 	/* Anonymous memory, [heap], [vdso], anon_inode:..., socket:... */
 	if (path[0] != '/')
 		return 0;
@@ -128,10 +148,10 @@ static int parse_line(struct objs *o, int pid, char *line, struct mapped_object 
 			(*obj)->start = start;
 		if (end > (*obj)->end)
 			(*obj)->end = end;
-	} else if (new_obj(o, pid, path, deleted, start, end, obj)) {
+	} else if (new_obj(o, pid, path, deleted, &m, obj)) {
 		return -ENOMEM;
 	}
-	if (*obj && perms[2] == 'x')
+	if (*obj && m.exec)
 		(*obj)->executable = true;
 	return 0;
 }
@@ -193,56 +213,37 @@ static int kthread_err(int pid, struct mt_err *err)
 		       "pid %d is a kernel thread: it has no user allocations to trace", pid);
 }
 
-/* /proc/PID/stat: "PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...",
- * COMM being free text, so parse from its last ')'. */
-static int read_stat(int pid, char *state, unsigned int *flags, struct mt_err *err)
+/*
+ * The thread whose maps show the process's memory: the leader, or another
+ * thread if the leader left by pthread_exit() (its own maps are empty).
+ */
+static int check_task(int pid, int *tid, struct mt_err *err)
 {
-	char path[64], buf[1024], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		if (errno == ENOENT || errno == ESRCH)
-			return mt_errf(err, ESRCH, "pid %d: no such process", pid);
-		return mt_errf(err, errno, "cannot read %s: %s", path, strerror(errno));
-	}
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!n || !p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", state, flags) != 2) {
-		/* Empty: the process went away between open and read. */
-		if (!n)
-			return mt_errf(err, ESRCH, "pid %d: no such process", pid);
-		return mt_errf(err, EINVAL, "%s: unexpected format", path);
-	}
-	return 0;
-}
-
-static int check_task(int pid, struct mt_err *err)
-{
-	unsigned int flags;
-	char state;
+	struct proc_stat st;
 	int rc;
 
-	rc = read_stat(pid, &state, &flags, err);
+	rc = procfs_stat(pid, 0, &st);
+	if (rc == -ESRCH)
+		return mt_errf(err, ESRCH, "pid %d: no such process", pid);
 	if (rc)
-		return rc;
-	if (flags & PF_KTHREAD)
+		return mt_errf(err, -rc, "cannot read /proc/%d/stat: %s", pid, strerror(-rc));
+	if (st.flags & PROCFS_PF_KTHREAD)
 		return kthread_err(pid, err);
-	if (state == 'Z' || state == 'X')
+	*tid = procfs_live_thread(pid);
+	if (*tid <= 0)
 		return mt_errf(err, ESRCH, "pid %d: no such process (it has exited: a zombie)",
 			       pid);
 	return 0;
 }
 
-static int open_maps(int pid, FILE **f, struct mt_err *err)
+static int open_maps(int pid, int tid, FILE **f, struct mt_err *err)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (tid == pid)
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", pid, tid);
 	*f = fopen(path, "re");
 	if (*f)
 		return 0;
@@ -255,6 +256,20 @@ static int open_maps(int pid, FILE **f, struct mt_err *err)
 	return mt_errf(err, errno, "cannot open %s: %s", path, strerror(errno));
 }
 
+int procmaps_read_text(int pid, char **text, size_t *len)
+{
+	char what[48];
+	int tid = procfs_live_thread(pid);
+
+	if (tid <= 0)
+		return tid ? tid : -ESRCH;
+	if (tid == pid)
+		snprintf(what, sizeof(what), "maps");
+	else
+		snprintf(what, sizeof(what), "task/%d/maps", tid);
+	return procfs_read(pid, what, text, len);
+}
+
 /* A kernel thread has no mm: its maps are empty and it has no exe. */
 static bool has_exe(int pid)
 {
@@ -264,22 +279,56 @@ static bool has_exe(int pid)
 	return readlink(path, target, sizeof(target)) >= 0;
 }
 
+/*
+ * A path in maps is the file's as seen from our root: for a process in a
+ * chroot, /proc/PID/root + path names another file, or none.  Then the
+ * mapping itself, through map_files, is the way to it.
+ */
+static bool is_mapped_file(const char *path, const struct mapped_object *m)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_ino == m->inode && major(st.st_dev) == m->major &&
+	       minor(st.st_dev) == m->minor;
+}
+
+static void check_open_paths(int pid, int tid, struct mapped_object *objs, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		struct mapped_object *m = &objs[i];
+		char path[sizeof(m->open_path)];
+
+		if (m->deleted || is_mapped_file(m->open_path, m))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+			 pid, m->start, m->first_end);
+		if (access(path, R_OK) && tid != pid)
+			/* The main thread has left: its root and mm are gone, a thread's are not. */
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/root%.3900s", pid, tid,
+				 m->path);
+		if (access(path, R_OK) == 0)
+			snprintf(m->open_path, sizeof(m->open_path), "%s", path);
+	}
+}
+
 int procmaps_read(int pid, struct mapped_object **out, size_t *nr, struct mt_err *err)
 {
 	size_t lines;
+	int rc, tid = 0;
 	FILE *f;
-	int rc;
 
 	if (pid <= 0)
 		return mt_errf(err, ESRCH, "pid %d: no such process", pid);
-	rc = check_task(pid, err);
+	rc = check_task(pid, &tid, err);
 	if (!rc)
-		rc = open_maps(pid, &f, err);
+		rc = open_maps(pid, tid, &f, err);
 	if (rc)
 		return rc;
 	errno = 0;
 	rc = procmaps_parse(f, pid, out, nr, &lines, err);
 	fclose(f);
+	if (!rc)
+		check_open_paths(pid, tid, *out, *nr);
 	if (rc || lines)
 		return rc;
 	if (!has_exe(pid)) {
@@ -325,7 +374,7 @@ static const struct mapped_object *find_exe(int pid, const struct mapped_object 
 
 static bool defines_malloc(const struct mapped_object *obj)
 {
-	struct ufn_probe probes[MEMTRACE_UFN_MAX];
+	struct ufn_probe probes[ELFSYMS_MAX_PROBES];
 	int i, n;
 
 	n = elfsyms_find_allocators(obj->open_path, probes, MT_ARRAY_SIZE(probes), NULL);
@@ -356,41 +405,4 @@ int procmaps_find_libc(int pid, const struct mapped_object *objs, size_t nr,
 	return mt_errf(err, ENOENT,
 		       "pid %d maps no libc and its executable defines no malloc: statically "
 		       "linked and stripped? name the allocator's object with -O", pid);
-}
-
-struct self_libc {
-	const char *name;
-};
-
-static int self_libc_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct self_libc *s = data;
-
-	(void)size;
-	if (info->dlpi_name && info->dlpi_name[0] == '/' && procmaps_is_libc(info->dlpi_name)) {
-		s->name = info->dlpi_name;
-		return 1;
-	}
-	return 0;
-}
-
-int procmaps_self_libc(char *path, size_t len, struct mt_err *err)
-{
-	struct self_libc s = { NULL };
-	char *real;
-	int rc = 0;
-
-	dl_iterate_phdr(self_libc_cb, &s);
-	if (!s.name)
-		return mt_errf(err, ENOENT, "memtrace-read runs without a shared libc (statically "
-			       "linked?): name the allocator's object with -O");
-	/* The loader's name may go through symlinks (/lib -> usr/lib); maps
-	 * show the resolved path. */
-	real = realpath(s.name, NULL);
-	if (strlen(real ? real : s.name) >= len)
-		rc = mt_errf(err, ENAMETOOLONG, "libc path too long: %s", real ? real : s.name);
-	else
-		strcpy(path, real ? real : s.name);
-	free(real);
-	return rc;
 }

@@ -22,15 +22,38 @@ struct mapped_object {
 	char path[4096];
 	/*
 	 * How to open it from here: /proc/PID/root + path, which works across
-	 * mount namespaces and chroots; for a deleted file, whose path now
-	 * names nothing or a newer file, /proc/PID/map_files/START-END of its
-	 * first mapping, which is the mapped inode itself (needs root).
+	 * mount namespaces; where that is not the file mapped (a deleted
+	 * file, whose path now names nothing or a newer file; a chroot's file,
+	 * whose path maps show from our root, not the process's),
+	 * /proc/PID/map_files/START-END of its first mapping, which is the
+	 * mapped inode itself (needs root).
 	 */
 	char open_path[4096];
 	uint64_t start, end;	/* lowest and highest address mapped from it */
+	uint64_t first_end;	/* end of its first mapping (start-first_end: map_files) */
+	uint64_t inode;		/* the file mapped, as maps says */
+	unsigned int major, minor;
 	bool executable;	/* one of its mappings is executable */
 	bool deleted;		/* the kernel marked it " (deleted)" */
 };
+
+/* One line of /proc/PID/maps, as the kernel writes it. */
+struct maps_line {
+	uint64_t start, end, offset, inode;
+	unsigned int major, minor;
+	bool readable, exec;
+	const char *name;	/* into the line: a path, "[vdso]", ... or "" */
+	size_t name_len;	/* up to the end of the line (the newline) */
+};
+
+/* Parses one line of /proc/PID/maps; false if it is not in that format. */
+bool procmaps_parse_line(const char *line, struct maps_line *m);
+
+/*
+ * The text of process pid's maps, read through a thread that has not
+ * exited (see procfs.h), NUL-terminated.  -ESRCH once it has exited.
+ */
+int procmaps_read_text(int pid, char **text, size_t *len);
 
 /*
  * Reads /proc/PID/maps: file-backed objects in address order, deduplicated
@@ -64,14 +87,5 @@ bool procmaps_is_libc(const char *path);
  */
 int procmaps_find_libc(int pid, const struct mapped_object *objs, size_t nr,
 		       const struct mapped_object **libc, struct mt_err *err);
-
-/*
- * The libc this process (memtrace-read) runs with, via dl_iterate_phdr,
- * with symlinks resolved (as /proc/PID/maps would name it): for -c, before
- * the command has mapped anything, since it starts with the same root and
- * the same loader.  -ENOENT if this process has no shared libc,
- * -ENAMETOOLONG if len is too small.
- */
-int procmaps_self_libc(char *path, size_t len, struct mt_err *err);
 
 #endif

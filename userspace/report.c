@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,7 +232,7 @@ static void trend_tag(const struct report_ctx *ctx, const struct mt_snapshot *sn
 	buf[0] = '\0';
 	if (!ctx->trend)
 		return;
-	switch (trend_classify(ctx->trend, t->stack_id, &per)) {
+	switch (trend_classify(ctx->trend, stack_total_key(t), &per)) {
 	case TREND_GROWING:
 		if (snapshot_sampled(snap)) {
 			double scale = t->old_bytes_recorded ?
@@ -347,6 +348,21 @@ int report_module_unloads(FILE *out, const struct mt_snapshot *snap,
 	return ret;
 }
 
+/*
+ * " [pid N /path]": which image a user stack belongs to, once the target
+ * is more than one (it exec'd, or forked with --follow-forks).
+ */
+static const char *image_tag(const struct report_ctx *ctx, const struct mt_snapshot *snap,
+			     const struct stack_total *t, char *buf, size_t len)
+{
+	char name[PATH_MAX + 32];
+
+	if (!ctx->images || snap->hdr.target.nr_processes < 2)
+		return "";
+	snprintf(buf, len, " [%s]", images_name(ctx->images, t->image, name, sizeof(name)));
+	return buf;
+}
+
 int report_leaks(FILE *out, const struct mt_snapshot *snap,
 		 const struct stack_total *totals, size_t nr_totals,
 		 const struct report_ctx *ctx)
@@ -391,19 +407,21 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 	/* memleak prints the largest last, next to the prompt. */
 	for (size_t i = shown; i-- > 0;) {
 		const struct stack_total *t = ranked[i].t;
-		char tag[64];
+		char tag[64], whose[PATH_MAX + 64];
 
 		if (allocs)
 			print_allocs(out, snap, allocs, snap->nr_allocs, t->stack_id, kind_mask);
 		trend_tag(ctx, snap, t, tag, sizeof(tag));
-		fprintf(out, "\t%llu bytes in %llu allocations from stack%s\n",
-			(unsigned long long)t->old_bytes, (unsigned long long)t->old_count, tag);
+		fprintf(out, "\t%llu bytes in %llu allocations from stack%s%s\n",
+			(unsigned long long)t->old_bytes, (unsigned long long)t->old_count, tag,
+			image_tag(ctx, snap, t, whose, sizeof(whose)));
 		if (o->combined_only)
 			fprintf(out, "\t(total: %llu allocs, %llu bytes; %llu frees)\n",
 				(unsigned long long)t->total_allocs,
 				(unsigned long long)t->total_bytes,
 				(unsigned long long)t->frees);
-		report_stack(out, snap, t->stack_id, ctx->ksyms, ctx->usyms, "\t\t");
+		report_stack(out, snap, t->stack_id, ctx->ksyms,
+			     ctx->images ? images_usyms(ctx->images, t->image) : NULL, "\t\t");
 	}
 	report_footer(out, snap, ctx->ksyms);
 	fputc('\n', out);

@@ -12,13 +12,14 @@
 #include "cli.h"
 #include "ksyms.h"
 #include "snapshot.h"
+#include "images.h"
 #include "trend.h"
 #include "usyms.h"
 
 struct report_ctx {
 	const struct mt_options *opts;
 	struct ksyms *ksyms;
-	struct usyms *usyms;			/* user mode: frames are the target's */
+	const struct images *images;		/* user mode: frames are its images' */
 	const char *title;			/* NULL: "Top N stacks with outstanding allocations:" */
 	const struct trend_table *trend;	/* NULL: no [growing]/[stable] tags */
 	char timestamp[16];			/* "HH:MM:SS" */

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The session loop.  SIGINT and SIGTERM are blocked and taken with
- * sigtimedwait() as the interval's sleep: a signal can neither be lost
+ * The session loop.  SIGINT and SIGTERM are blocked and taken through a
+ * signalfd polled as the interval's sleep: a signal can neither be lost
  * between checks nor interrupt a report half printed.  A signal ends the
- * session with one last report, as the interval would have.
+ * session with one last report, as the interval would have.  In user mode
+ * the target's news (an exec, an exit, its end) wakes the loop too.
  */
 #include "session.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,11 +27,9 @@
 #include "report.h"
 #include "slabview.h"
 #include "snapshot.h"
-#include "spawn.h"
+#include "target.h"
 #include "tracefmt.h"
 #include "trend.h"
-#include "usermode.h"
-#include "usyms.h"
 
 #define PROG "memtrace-read"
 
@@ -124,63 +126,56 @@ static void timestamp(char *buf, size_t len)
 		snprintf(buf, len, "??:??:??");
 }
 
-/*
- * Sleeps until *deadline (CLOCK_MONOTONIC), a signal (returns true), or,
- * if poll_ms, at most that long (a user-mode target's state is checked
- * that often).
- */
-static bool wait_interval(const sigset_t *signals, const struct timespec *deadline,
-			  long poll_ms)
-{
-	int sig;
+enum wake {
+	WAKE_TIMEOUT,
+	WAKE_SIGNAL,		/* SIGINT or SIGTERM: the last report, then stop */
+	WAKE_TARGET,		/* news of a user-mode target */
+};
 
+/*
+ * Sleeps until *deadline (CLOCK_MONOTONIC), a signal, news of the target
+ * (its descriptor), or, if poll_ms, at most that long (a -p target's
+ * state, and trace records, are checked that often).
+ */
+static enum wake wait_interval(int sigfd, int target_fd, const struct timespec *deadline,
+			       long poll_ms)
+{
 	for (;;) {
-		struct timespec now, left;
+		struct pollfd p[2] = { { sigfd, POLLIN, 0 }, { target_fd, POLLIN, 0 } };
+		struct timespec now;
+		long long left_ms;
+		int n;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		left.tv_sec = deadline->tv_sec - now.tv_sec;
-		left.tv_nsec = deadline->tv_nsec - now.tv_nsec;
-		if (left.tv_nsec < 0) {
-			left.tv_nsec += 1000000000L;
-			left.tv_sec--;
+		left_ms = (deadline->tv_sec - now.tv_sec) * 1000LL +
+			  (deadline->tv_nsec - now.tv_nsec) / 1000000;
+		if (left_ms < 0)
+			return WAKE_TIMEOUT;
+		if (poll_ms && left_ms > poll_ms)
+			left_ms = poll_ms;
+		n = poll(p, target_fd >= 0 ? 2 : 1, (int)left_ms);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0 && (p[0].revents & POLLIN)) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) == sizeof(si))
+				return WAKE_SIGNAL;
 		}
-		if (left.tv_sec < 0)
-			return false;
-		if (poll_ms && (left.tv_sec > 0 || left.tv_nsec > poll_ms * 1000000L)) {
-			left.tv_sec = 0;
-			left.tv_nsec = poll_ms * 1000000L;
-		}
-		sig = sigtimedwait(signals, NULL, &left);
-		if (sig == SIGCHLD)
-			return false;	/* the -c command changed state: look at it */
-		if (sig > 0)
-			return true;
-		if (errno == EAGAIN)
-			return false;
-		/* EINTR from another signal: keep waiting. */
+		if (n > 0 && (p[1].revents & POLLIN))
+			return WAKE_TARGET;
+		if (poll_ms || n <= 0)
+			return WAKE_TIMEOUT;
 	}
 }
-
-/* What became of a user-mode target. */
-enum target_state {
-	TARGET_RUNNING,
-	TARGET_EXITING,		/* -c: stopped in exit, mappings still readable */
-	TARGET_GONE,
-	TARGET_EXECED,
-};
 
 struct session {
 	const struct mt_options *o;
 	struct mt_device dev;
 	struct ksyms *ksyms;
-	struct usyms *usyms;		/* user mode */
-	pid_t pid;			/* user mode: the target */
-	struct stat exe;		/* user mode: its executable when attached */
-	bool child;			/* -c: the target is our ptrace child */
-	bool child_gone;
-	bool child_exiting;		/* -c: held in its exit stop */
-	bool child_resumed;		/* -c: let go after its exec stop */
-	enum target_state target;
+	struct target *target;		/* user mode */
+	bool ended;			/* user mode: the target has ended */
+	int sigfd;			/* SIGINT, SIGTERM */
 	struct trend_table *trend;
 	struct slab_state *slab;
 	uint32_t wanted;
@@ -202,74 +197,102 @@ static void group_thousands(uint64_t v, char *buf, size_t len)
 	buf[out] = '\0';
 }
 
-/* Valgrind Memcheck's HEAP SUMMARY, over the target's malloc-family blocks. */
-static void heap_summary(FILE *out, const struct mt_snapshot *snap, pid_t pid,
-			 const char *when)
+struct heap_totals {
+	uint64_t blocks, bytes, allocs, frees, allocated;
+};
+
+/* Valgrind Memcheck's HEAP SUMMARY, worded as Memcheck words it. */
+static void print_heap_summary(FILE *out, const char *whose, const char *when,
+			       const struct heap_totals *h, bool sampled)
 {
-	uint64_t blocks = 0, bytes = 0, allocs = 0, frees = 0, allocated = 0;
 	char b[5][40];
 
-	for (size_t i = 0; i < snap->nr_stats; i++) {
-		const struct memtrace_stat_rec *r = &snap->stats[i];
-
-		if (r->kind != MEMTRACE_KIND_USER)
-			continue;
-		blocks += r->est_old_count;
-		bytes += r->est_old_bytes;
-		allocs += r->total_allocs;
-		frees += r->frees;
-		allocated += r->total_bytes;
-	}
-	group_thousands(bytes, b[0], sizeof(b[0]));
-	group_thousands(blocks, b[1], sizeof(b[1]));
-	group_thousands(allocs, b[2], sizeof(b[2]));
-	group_thousands(frees, b[3], sizeof(b[3]));
-	group_thousands(allocated, b[4], sizeof(b[4]));
-	fprintf(out, "HEAP SUMMARY (pid %d):\n", (int)pid);
+	group_thousands(h->bytes, b[0], sizeof(b[0]));
+	group_thousands(h->blocks, b[1], sizeof(b[1]));
+	group_thousands(h->allocs, b[2], sizeof(b[2]));
+	group_thousands(h->frees, b[3], sizeof(b[3]));
+	group_thousands(h->allocated, b[4], sizeof(b[4]));
+	fprintf(out, "HEAP SUMMARY (%s):\n", whose);
 	fprintf(out, "    in use at %s: %s bytes in %s blocks\n", when, b[0], b[1]);
 	fprintf(out, "  total heap usage: %s allocs, %s frees, %s bytes allocated\n",
 		b[2], b[3], b[4]);
-	if (snapshot_sampled(snap))
+	if (sampled)
 		fprintf(out, "  (sampling: in use is an estimate; totals count sampled "
 			"allocations only)\n");
-	fputc('\n', out);
 }
 
-static void exe_identity(pid_t pid, struct stat *st)
+/* A later slot holds a newer image of slot's process: it exec'd. */
+static bool image_replaced(const struct memtrace_target_state *t, unsigned int slot)
 {
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (stat(path, st))
-		memset(st, 0, sizeof(*st));
+	for (unsigned int i = slot + 1; i < t->nr_processes && i < MEMTRACE_MAX_PROCS; i++)
+		if (t->procs[i].pid == t->procs[slot].pid && t->procs[i].how == MEMTRACE_PROC_EXEC)
+			return true;
+	return false;
 }
 
 /*
- * The target runs another executable than at attach: it exec'd after the
- * snapshot said it had not.  Checked right before re-reading its mappings,
- * which would otherwise be the new program's (an exec of the same file is
- * not seen here; the module's exec flag catches it at the next report).
+ * The heap summary of each image traced (the malloc family's blocks; a
+ * replaced image's "in use at exec"), and their total when there are
+ * several, as Memcheck --trace-children=yes prints one per image.
  */
-static bool exec_seen(const struct session *s)
+static void heap_summaries(FILE *out, const struct mt_snapshot *snap,
+			   const struct images *images)
 {
-	struct stat now;
+	const struct memtrace_target_state *t = &snap->hdr.target;
+	unsigned int nr = t->nr_processes < MEMTRACE_MAX_PROCS ? t->nr_processes :
+			  MEMTRACE_MAX_PROCS;
+	struct heap_totals all = { 0 };
+	unsigned int shown = 0;
 
-	exe_identity(s->pid, &now);
-	return now.st_ino && s->exe.st_ino &&
-	       (now.st_ino != s->exe.st_ino || now.st_dev != s->exe.st_dev);
+	for (unsigned int slot = 0; slot < (nr ? nr : 1); slot++) {
+		struct heap_totals h = { 0 };
+		char whose[PATH_MAX + 32];
+
+		for (size_t i = 0; i < snap->nr_stats; i++) {
+			const struct memtrace_stat_rec *r = &snap->stats[i];
+
+			if (r->kind != MEMTRACE_KIND_USER || r->cache_id != slot)
+				continue;
+			h.blocks += r->est_old_count;
+			h.bytes += r->est_old_bytes;
+			h.allocs += r->total_allocs;
+			h.frees += r->frees;
+			h.allocated += r->total_bytes;
+		}
+		/* The target is always shown; an image that never allocated is not. */
+		if (slot && !h.allocs && !h.frees)
+			continue;
+		all.blocks += h.blocks;
+		all.bytes += h.bytes;
+		all.allocs += h.allocs;
+		all.frees += h.frees;
+		all.allocated += h.allocated;
+		images_name(images, slot, whose, sizeof(whose));
+		print_heap_summary(out, whose, nr && image_replaced(t, slot) ? "exec" : "exit", &h,
+				   snapshot_sampled(snap));
+		shown++;
+	}
+	if (shown > 1) {
+		char whose[64];
+
+		snprintf(whose, sizeof(whose), "all %u images", shown);
+		print_heap_summary(out, whose, "exit", &all, snapshot_sampled(snap));
+	}
+	fputc('\n', out);
 }
 
 /*
  * One interval: snapshot, parse, report.  Errors are printed here.  The
- * last report of a user-mode target that exited (or exec'd) counts every
- * allocation still live, whatever its age, and ends with a heap summary.
+ * last report of a user-mode target that ended counts every allocation
+ * still live, whatever its age, and ends with the heap summaries.
  */
 static int report_once(struct session *s)
 {
 	const struct mt_options *o = s->o;
-	bool final = s->target != TARGET_RUNNING;
+	bool final = s->ended;
 	struct report_ctx ctx = {
-		.opts = o, .ksyms = s->ksyms, .usyms = s->usyms, .trend = s->trend,
+		.opts = o, .ksyms = s->ksyms, .trend = s->trend,
+		.images = s->target ? target_images(s->target) : NULL,
 	};
 	char title[128];
 	struct stack_total *totals = NULL;
@@ -299,25 +322,14 @@ static int report_once(struct session *s)
 		fprintf(stderr, PROG ": note: not traced on this kernel: %s\n", missing);
 		s->warned_events = true;
 	}
-	if (o->mode == MT_MODE_USER && (snap.hdr.target.flags & MEMTRACE_TARGET_EXECED)) {
-		/* Its new image is not traced; what the old one left is final. */
-		s->target = TARGET_EXECED;
-		final = true;
-	}
 	if (final) {
-		snprintf(title, sizeof(title), "pid %d %s; allocations in use at %s:",
-			 (int)s->pid, s->target == TARGET_EXECED ? "exec'd" : "exited",
-			 s->target == TARGET_EXECED ? "exec" : "exit");
+		snprintf(title, sizeof(title), "pid %d exited; allocations in use at exit:",
+			 (int)target_pid(s->target));
 		ctx.title = title;
 	}
-	/* Libraries (and, for the kernel, modules) loaded since the last report must resolve. */
-	if (s->usyms) {
-		/*
-		 * An exited target keeps its last mappings; an exec'd one's are
-		 * another program's: keep those of the image that allocated.
-		 */
-		if (s->target != TARGET_EXECED && !exec_seen(s))
-			usyms_refresh(s->usyms, &err);
+	if (s->target) {
+		/* Images exec'd, and libraries loaded, since the last report must resolve. */
+		target_snapshot(s->target, &snap.hdr.target);
 	} else if (ksyms_refresh(s->ksyms, &err) && !s->warned_ksyms) {
 		fprintf(stderr, PROG ": %s: frames will not be symbolized\n", err.msg);
 		s->warned_ksyms = true;
@@ -335,48 +347,26 @@ static int report_once(struct session *s)
 		if (!ret)
 			ret = report_leaks(stdout, &snap, totals, nr_totals, &ctx);
 		if (!ret && final)
-			heap_summary(stdout, &snap, s->pid,
-				     s->target == TARGET_EXECED ? "exec" : "exit");
+			heap_summaries(stdout, &snap, ctx.images);
 		free(totals);
 	}
 	snapshot_free(&snap);
-	fflush(stdout);
 	if (ret)
 		fprintf(stderr, PROG ": %s\n", strerror(-ret));
 	return ret;
 }
 
-/*
- * User mode: start the command stopped at its exec (-c), name the target,
- * probe its allocators, and open its symbols.
- */
-static int setup_target(struct session *s, struct mt_err *err)
+/* What was printed must have been written: a full disk, a closed pipe. */
+static int flush_output(void)
 {
-	const struct mt_options *o = s->o;
-	int ret;
-
-	if (o->command) {
-		ret = spawn_stopped(o->command, &s->pid, err);
-		if (ret)
-			return ret;
-		s->child = true;
-	} else {
-		s->pid = o->pid;
-	}
-	ret = device_set_target(&s->dev, s->pid, o->follow_forks, err);
-	if (!ret) {
-		ret = usermode_add_probes(&s->dev, s->pid, s->child,
-					  (const char *const *)o->objs, o->nr_objs, err);
-		ret = ret > 0 ? 0 : ret;
-	}
-	if (!ret)
-		ret = usyms_new(s->pid, &s->usyms, err);
-	if (!ret)
-		exe_identity(s->pid, &s->exe);
-	return ret;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, PROG ": cannot write the report: %s\n",
+		errno ? strerror(errno) : "write error");
+	return -EIO;
 }
 
-static int setup(struct session *s, const sigset_t *signals)
+static int setup(struct session *s, int *exit_code)
 {
 	const struct mt_options *o = s->o;
 	struct memtrace_config cfg;
@@ -439,13 +429,11 @@ static int setup(struct session *s, const sigset_t *signals)
 		explain_config_error(o, ret, &err);
 		return ret;
 	}
+	/* The command is started (and gets its signal mask) before ours is changed. */
 	if (!ret && o->mode == MT_MODE_USER)
-		ret = setup_target(s, &err);
+		ret = target_open(o, &s->dev, &s->target, exit_code, &err);
 	if (!ret)
 		ret = device_set_buffer(&s->dev, DEVICE_INITIAL_BUFFER, &err);
-	/* Block the signals before tracing starts, so none is lost. */
-	if (!ret && sigprocmask(SIG_BLOCK, signals, NULL))
-		ret = mt_errf(&err, errno, "cannot block signals: %s", strerror(errno));
 	if (!ret)
 		ret = device_start(&s->dev, &err);
 	if (ret)
@@ -456,6 +444,7 @@ static int setup(struct session *s, const sigset_t *signals)
 /* -t: print the trace records waiting in the module's ring. */
 static int drain_trace(struct session *s)
 {
+	struct images *images = s->target ? target_images(s->target) : NULL;
 	struct memtrace_trace_rec recs[256];
 	struct mt_err err;
 	long n;
@@ -465,96 +454,32 @@ static int drain_trace(struct session *s)
 	do {
 		n = device_read_trace(&s->dev, recs, MT_ARRAY_SIZE(recs), &err);
 		for (long i = 0; i < n; i++)
-			tracefmt_line(stdout, &recs[i], s->ksyms, s->usyms);
+			tracefmt_line(stdout, &recs[i], s->ksyms, images);
 	} while (n == (long)MT_ARRAY_SIZE(recs));
-	fflush(stdout);
 	if (n < 0)
 		fprintf(stderr, PROG ": %s\n", err.msg);
-	return n < 0 ? (int)n : 0;
+	return n < 0 ? (int)n : flush_output();
 }
 
-/*
- * A user-mode target's end: -c sees its exit stop (mappings still there:
- * refresh the symbols now), -p sees it gone.  True once it ended.
- */
+/* A user-mode target's news: images, exits, its end.  True once it ended. */
 static bool target_ended(struct session *s)
 {
-	int status;
-
-	if (s->o->mode != MT_MODE_USER || s->target != TARGET_RUNNING)
-		return s->target != TARGET_RUNNING;
-	if (s->child) {
-		switch (spawn_poll(s->pid, &status)) {
-		case SPAWN_EXITING:
-			/* Held until finish_child(): report_once() reads its maps. */
-			s->child_exiting = true;
-			s->target = TARGET_EXITING;
-			return true;
-		case SPAWN_GONE:
-			s->child_gone = true;
-			s->target = TARGET_GONE;
-			return true;
-		case SPAWN_NOTHING:
-			return false;
-		}
-	}
-	if (kill(s->pid, 0) && errno == ESRCH) {
-		s->target = TARGET_GONE;
-		return true;
-	}
-	/* A zombie nobody reaped has exited too. */
-	{
-		char path[64], state = 0;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->pid);
-		f = fopen(path, "r");
-		if (f) {
-			if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-				state = 0;
-			fclose(f);
-		}
-		if (state == 'Z' || state == 'X') {
-			s->target = TARGET_GONE;
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * -c: after the last report, let the command finish (it runs on, untraced,
- * if the reader stops first), or kill it if it never got to run.
- */
-static void finish_child(struct session *s)
-{
-	int status;
-
-	if (!s->child_resumed) {
-		spawn_kill(s->pid);
-		return;
-	}
-	if (s->child_exiting) {
-		spawn_resume(s->pid, NULL);
-		while (spawn_poll(s->pid, &status) != SPAWN_GONE)
-			usleep(10000);
-	}
+	if (s->target && !s->ended)
+		s->ended = target_update(s->target, PROG);
+	return s->ended;
 }
 
 int session_run(const struct mt_options *o)
 {
-	struct session s = { .o = o };
+	struct session s = { .o = o, .sigfd = -1 };
 	struct timespec deadline;
+	int ret, status = 0, exit_code = 1;
 	sigset_t signals;
-	int ret, status = 0;
 
 	s.dev.fd = -1;
 	sigemptyset(&signals);
 	sigaddset(&signals, SIGINT);
 	sigaddset(&signals, SIGTERM);
-	/* Its state changes are polled (spawn_poll), not delivered. */
-	if (o->command)
-		sigaddset(&signals, SIGCHLD);
 	s.ksyms = ksyms_new(NULL);
 	s.trend = trend_new();
 	s.slab = slab_state_new();
@@ -563,40 +488,48 @@ int session_run(const struct mt_options *o)
 		status = 1;
 		goto out;
 	}
-	ret = setup(&s, &signals);
+	ret = setup(&s, &exit_code);
 	if (ret) {
-		status = 1;
+		status = exit_code;
 		goto out;
+	}
+	/*
+	 * SIGINT and SIGTERM are taken through a descriptor, between reports:
+	 * a report is never cut half printed.  Blocked before the command
+	 * runs (it got the mask we were started with).
+	 */
+	if (sigprocmask(SIG_BLOCK, &signals, NULL) ||
+	    (s.sigfd = signalfd(-1, &signals, SFD_CLOEXEC)) < 0) {
+		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
+		status = 1;
+		goto stop;
 	}
 	if (o->mode == MT_MODE_SLAB)
 		slabview_preamble(stdout);
 	else if (o->mode == MT_MODE_USER)
-		printf("Attaching to pid %d, Ctrl+C to quit.\n", (int)s.pid);
+		printf("Attaching to pid %d, Ctrl+C to quit.\n", (int)target_pid(s.target));
 	else
 		printf("Attaching to kernel allocators, Ctrl+C to quit.\n");
-	fflush(stdout);
-	if (s.child) {
-		struct mt_err err;
-
-		if (spawn_resume(s.pid, &err)) {
-			fprintf(stderr, PROG ": %s\n", err.msg);
-			status = 1;
-			goto stop;
-		}
-		s.child_resumed = true;
+	if (flush_output()) {
+		status = 1;
+		goto stop;
 	}
+	if (s.target)
+		target_go(s.target);
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	for (unsigned long n = 0; !o->count || n < o->count; n++) {
-		bool signalled = false, ended;
+		bool signalled = false;
 
 		deadline.tv_sec += o->interval_s;
-		while (!signalled && !(ended = target_ended(&s))) {
+		while (!signalled && !target_ended(&s)) {
 			struct timespec now;
 
-			/* A user-mode target's state, and trace records, every 100 ms. */
-			signalled = wait_interval(&signals, &deadline,
-						  o->mode == MT_MODE_USER || o->trace ? 100 : 0);
+			/* A -p target's state, and trace records, every 100 ms. */
+			signalled = wait_interval(s.sigfd, s.target ? target_fd(s.target) : -1,
+						  &deadline,
+						  (s.target && target_fd(s.target) < 0) || o->trace ?
+						  100 : 0) == WAKE_SIGNAL;
 			if (drain_trace(&s)) {
 				status = 1;
 				goto stop;
@@ -606,13 +539,13 @@ int session_run(const struct mt_options *o)
 			    (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
 				break;
 		}
-		ended = target_ended(&s);
-		if (drain_trace(&s) || report_once(&s)) {
+		target_ended(&s);
+		if (drain_trace(&s) || report_once(&s) || flush_output()) {
 			/* What was printed stays printed; say why it ends here. */
 			status = 1;
 			break;
 		}
-		if (signalled || ended || s.target == TARGET_EXECED)
+		if (signalled || s.ended)
 			break;
 	}
 stop:
@@ -627,11 +560,14 @@ stop:
 		if (status == 0 && drain_trace(&s))
 			status = 1;
 	}
+	/* -c: a command that ended gives its exit status, unless we failed. */
+	if (status == 0 && s.target && target_exit_code(s.target, &exit_code))
+		status = exit_code;
 out:
 	device_close(&s.dev);
-	if (s.child && !s.child_gone)
-		finish_child(&s);
-	usyms_free(s.usyms);
+	target_close(s.target, PROG);
+	if (s.sigfd >= 0)
+		close(s.sigfd);
 	ksyms_free(s.ksyms);
 	trend_free(s.trend);
 	slab_state_free(s.slab);

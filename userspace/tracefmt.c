@@ -28,9 +28,10 @@ const char *tracefmt_kind(uint8_t kind)
 }
 
 void tracefmt_line(FILE *out, const struct memtrace_trace_rec *r, struct ksyms *ks,
-		   struct usyms *us)
+		   const struct images *images)
 {
 	bool user = r->kind == MEMTRACE_KIND_USER || r->kind == MEMTRACE_KIND_USER_MMAP;
+	struct usyms *us = user && images ? images_usyms_of(images, r->cache_id, r->pid) : NULL;
 	char comm[MEMTRACE_COMM_LEN + 1], frame[600] = "?";
 
 	memcpy(comm, r->comm, MEMTRACE_COMM_LEN);

@@ -10,8 +10,8 @@
 
 #include <linux/memtrace.h>
 
+#include "images.h"
 #include "ksyms.h"
-#include "usyms.h"
 
 /* "kmalloc", "cache", "page", "percpu", "malloc", "mmap", or "?". */
 const char *tracefmt_kind(uint8_t kind);
@@ -19,9 +19,10 @@ const char *tracefmt_kind(uint8_t kind);
 /*
  * "[SECONDS] alloc kind=malloc size=100 addr=0x... pid=N comm=NAME from FRAME"
  * (free: the same, for the block freed, with the freeing task).  Frames of
- * user kinds are symbolized by us, others by ks.
+ * user kinds are symbolized with their image's symbols (images), others
+ * by ks.
  */
 void tracefmt_line(FILE *out, const struct memtrace_trace_rec *r, struct ksyms *ks,
-		   struct usyms *us);
+		   const struct images *images);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The table is an array sorted by stack id, rebuilt by merging with each
+ * The table is an array sorted by stack key (stack_total_key(): the image
+ * and the stack), rebuilt by merging with each
  * interval's totals (also sorted): no hashing, and O(n) per interval.
  * Stacks whose kept history is all zero are dropped: that is exactly what
  * a stack never seen looks like, so memory stays bounded by live stacks.
@@ -13,7 +14,7 @@
 #include <string.h>
 
 struct trend_entry {
-	uint32_t stack_id;
+	uint64_t key;
 	uint32_t nr;			/* samples in hist */
 	uint64_t hist[TREND_HISTORY];	/* oldest first */
 };
@@ -70,12 +71,12 @@ int trend_update(struct trend_table *t, const struct stack_total *totals, size_t
 	while (i < t->nr || j < nr) {
 		struct trend_entry e;
 
-		if (j >= nr || (i < t->nr && t->entries[i].stack_id < totals[j].stack_id)) {
+		if (j >= nr || (i < t->nr && t->entries[i].key < stack_total_key(&totals[j]))) {
 			e = t->entries[i++];
 			push(&e, 0);
-		} else if (i >= t->nr || totals[j].stack_id < t->entries[i].stack_id) {
+		} else if (i >= t->nr || stack_total_key(&totals[j]) < t->entries[i].key) {
 			memset(&e, 0, sizeof(e));
-			e.stack_id = totals[j].stack_id;
+			e.key = stack_total_key(&totals[j]);
 			e.nr = zeros;
 			push(&e, totals[j++].live_bytes);
 		} else {
@@ -111,7 +112,7 @@ enum trend_class trend_classify_history(const uint64_t *s, size_t nr, uint64_t *
 	return TREND_NONE;
 }
 
-enum trend_class trend_classify(const struct trend_table *t, uint32_t stack_id,
+enum trend_class trend_classify(const struct trend_table *t, uint64_t key,
 				uint64_t *per_interval)
 {
 	size_t lo = 0, hi = t->nr;
@@ -120,10 +121,10 @@ enum trend_class trend_classify(const struct trend_table *t, uint32_t stack_id,
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->entries[mid].stack_id == stack_id)
+		if (t->entries[mid].key == key)
 			return trend_classify_history(t->entries[mid].hist, t->entries[mid].nr,
 						      per_interval);
-		if (t->entries[mid].stack_id < stack_id)
+		if (t->entries[mid].key < key)
 			lo = mid + 1;
 		else
 			hi = mid;

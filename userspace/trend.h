@@ -27,12 +27,15 @@ struct trend_table;
 struct trend_table *trend_new(void);
 void trend_free(struct trend_table *t);
 
-/* Records one interval's live bytes; totals sorted by stack_id (as
+/* Records one interval's live bytes; totals sorted by stack_total_key() (as
  * aggregate_by_stack gives them).  Stacks absent from totals have none. */
 int trend_update(struct trend_table *t, const struct stack_total *totals, size_t nr);
 
-/* Class of one stack; *per_interval gets the mean growth of a growing run. */
-enum trend_class trend_classify(const struct trend_table *t, uint32_t stack_id,
+/*
+ * Class of one stack, by its stack_total_key(); *per_interval gets the
+ * mean growth of a growing run.
+ */
+enum trend_class trend_classify(const struct trend_table *t, uint64_t key,
 				uint64_t *per_interval);
 
 /* The rule itself, over samples oldest first. */

@@ -15,16 +15,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "elfsyms.h"
+#include "procfs.h"
 #include "procmaps.h"
 
 #define MAX_OBJECTS 16
+#define MAX_PROBED 64
 
 struct object_list {
 	char open_path[MAX_OBJECTS][PATH_MAX];
 	char shown[MAX_OBJECTS][PATH_MAX];	/* as the user knows it */
+	bool is_exe[MAX_OBJECTS];
 	size_t nr;
 };
+
+struct usermode {
+	const char *const *objs;
+	size_t nr_objs;
+	bool mapped[MT_MAX_OBJS];	/* per -O name: some image mapped it */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} probed[MAX_PROBED];			/* files handed over already */
+	size_t nr_probed;
+};
+
+struct usermode *usermode_new(const char *const *objs, size_t nr_objs)
+{
+	struct usermode *um = calloc(1, sizeof(*um));
+
+	if (um) {
+		um->objs = objs;
+		um->nr_objs = nr_objs < MT_MAX_OBJS ? nr_objs : MT_MAX_OBJS;
+	}
+	return um;
+}
+
+void usermode_free(struct usermode *um)
+{
+	free(um);
+}
+
+const char *usermode_unmapped(const struct usermode *um)
+{
+	for (size_t i = 0; i < um->nr_objs; i++)
+		if (!um->mapped[i])
+			return um->objs[i];
+	return NULL;
+}
 
 /* By inode: /proc/PID/exe and /proc/PID/root/PATH may name one file. */
 static bool same_file(const char *a, const char *b)
@@ -36,7 +75,7 @@ static bool same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static int list_add(struct object_list *l, const char *open_path, const char *shown,
+static int list_add(struct object_list *l, const char *open_path, const char *shown, bool exe,
 		    struct mt_err *err)
 {
 	for (size_t i = 0; i < l->nr; i++)
@@ -46,6 +85,7 @@ static int list_add(struct object_list *l, const char *open_path, const char *sh
 		return mt_errf(err, E2BIG, "too many objects to probe (at most %d)", MAX_OBJECTS);
 	snprintf(l->open_path[l->nr], PATH_MAX, "%s", open_path);
 	snprintf(l->shown[l->nr], PATH_MAX, "%s", shown);
+	l->is_exe[l->nr] = exe;
 	l->nr++;
 	return 0;
 }
@@ -57,95 +97,121 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* memleak's -O names: a path, "c" for libc, or a mapped object's name. */
-static int resolve_object(const char *obj, int pid, const struct mapped_object *maps,
-			  size_t nr_maps, struct object_list *l, struct mt_err *err)
+/* Whether the basename of path is name, or "lib" name ".so..." / "-...". */
+static bool names_object(const char *path, const char *name)
 {
-	char lib[PATH_MAX];
-	size_t len;
+	const char *b = base_name(path);
+	size_t len = strlen(name);
 
+	if (!strcmp(b, name))
+		return true;
+	return !strncmp(b, "lib", 3) && !strncmp(b + 3, name, len) &&
+	       (b[3 + len] == '.' || b[3 + len] == '-');
+}
+
+/*
+ * memleak's -O names: a path, "c" for libc, or a mapped object's name.
+ * 0 with *found false if pid maps no such object.
+ */
+static int resolve_object(const char *obj, const struct mapped_object *maps, size_t nr_maps,
+			  struct object_list *l, bool *found, struct mt_err *err)
+{
+	*found = false;
 	if (strchr(obj, '/')) {
 		if (access(obj, R_OK))
 			return mt_errf(err, errno, "-O %s: %s", obj, strerror(errno));
-		return list_add(l, obj, obj, err);
+		*found = true;
+		return list_add(l, obj, obj, false, err);
 	}
-	snprintf(lib, sizeof(lib), "lib%s", obj);
-	len = strlen(lib);
 	for (size_t i = 0; i < nr_maps; i++) {
-		const char *b = base_name(maps[i].path);
-
 		if (!strcmp(obj, "c") ? procmaps_is_libc(maps[i].path) :
-		    !strcmp(b, obj) || (!strncmp(b, lib, len) &&
-					(b[len] == '.' || b[len] == '-')))
-			return list_add(l, maps[i].open_path, maps[i].path, err);
+		    names_object(maps[i].path, obj)) {
+			*found = true;
+			return list_add(l, maps[i].open_path, maps[i].path, false, err);
+		}
 	}
-	return mt_errf(err, ENOENT, "-O %s: pid %d maps no such object (give its path)",
-		       obj, pid);
+	return 0;
 }
 
 /* The executable, if it has allocators of its own (static, or interposing). */
-static int add_executable(int pid, struct object_list *l, bool *has_malloc,
-			  struct mt_err *err)
+static int add_executable(int pid, size_t nr_maps, struct object_list *l, struct mt_err *err)
 {
-	char exe[64], shown[PATH_MAX];
+	char exe[80], shown[PATH_MAX];
 	ssize_t n;
 	int ret;
 
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	procfs_path(pid, "exe", exe, sizeof(exe));
 	n = readlink(exe, shown, sizeof(shown) - 1);
-	if (n < 0)
+	if (n < 0) {
+		if (errno == ENOENT && nr_maps)
+			return 0;
 		return mt_errf(err, errno == ENOENT ? ESRCH : errno, "pid %d: %s: %s", pid,
 			       exe, errno == ENOENT ? "no such process (or a kernel thread)" :
 			       strerror(errno));
+	}
 	shown[n] = '\0';
 	ret = elfsyms_defines(exe, "malloc", err);
-	if (ret == -ENOENT) {
-		/* No symbols at all: stripped, which matters only if static. */
-		*has_malloc = false;
-		return 0;
-	}
-	if (ret < 0)
+	if (ret == -ENOENT)
+		return 0;	/* no symbols at all: stripped */
+	if (ret <= 0)
 		return ret;
-	*has_malloc = ret;
-	return ret ? list_add(l, exe, shown, err) : 0;
+	return list_add(l, exe, shown, true, err);
 }
 
-static bool maps_interpreter(const struct mapped_object *maps, size_t nr)
+static bool probed_before(struct usermode *um, int fd, bool remember)
 {
-	for (size_t i = 0; i < nr; i++)
-		if (!strncmp(base_name(maps[i].path), "ld-", 3))
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return false;
+	for (size_t i = 0; i < um->nr_probed; i++)
+		if (um->probed[i].dev == st.st_dev && um->probed[i].ino == st.st_ino)
 			return true;
+	if (remember && um->nr_probed < MAX_PROBED) {
+		um->probed[um->nr_probed].dev = st.st_dev;
+		um->probed[um->nr_probed].ino = st.st_ino;
+		um->nr_probed++;
+	}
 	return false;
 }
 
-static int probe_object(struct mt_device *d, const char *open_path, const char *shown,
-			struct mt_err *err)
+static int probe_object(struct usermode *um, struct mt_device *d, const char *open_path,
+			const char *shown, bool exe, struct mt_err *err)
 {
-	struct ufn_probe probes[MEMTRACE_UFN_MAX];
+	struct ufn_probe probes[ELFSYMS_MAX_PROBES];
 	int n, fd, ret = 0;
 
-	n = elfsyms_find_allocators(open_path, probes, MT_ARRAY_SIZE(probes), err);
-	if (n < 0)
-		return n;
-	if (n == 0)
-		return mt_errf(err, ENOENT, "%s defines none of the allocator functions "
-			       "(malloc, calloc, realloc, free, ...)", shown);
 	fd = open(open_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return mt_errf(err, errno, "%s: %s", shown, strerror(errno));
+	/* Libraries mapped after the exec get the breakpoints of their probes as they map. */
+	if (probed_before(um, fd, true) && !exe) {
+		close(fd);
+		return 0;
+	}
+	n = elfsyms_find_allocators(open_path, probes, MT_ARRAY_SIZE(probes), err);
+	if (n == 0)
+		ret = mt_errf(err, ENOENT, "%s defines none of the allocator functions "
+			      "(malloc, calloc, realloc, free, ...)", shown);
+	else if (n < 0)
+		ret = n;
 	for (int i = 0; i < n && !ret; i++)
 		ret = device_add_uprobe(d, fd, probes[i].offset, probes[i].func, err);
 	close(fd);
 	return ret ? ret : n;
 }
 
-int usermode_add_probes(struct mt_device *d, int pid, bool at_exec,
-			const char *const *objs, size_t nr_objs, struct mt_err *err)
+static bool maps_libstdcxx(const struct mapped_object *m)
+{
+	return m->executable && !strncmp(base_name(m->path), "libstdc++.so", 12);
+}
+
+int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool strict,
+			 struct mt_err *err)
 {
 	struct mapped_object *maps = NULL;
 	const struct mapped_object *libc;
 	struct object_list *l;
-	bool exe_malloc = false;
 	size_t nr_maps = 0;
 	int ret, total = 0;
 
@@ -153,44 +219,33 @@ int usermode_add_probes(struct mt_device *d, int pid, bool at_exec,
 	if (!l)
 		return mt_errf(err, ENOMEM, "out of memory");
 	ret = procmaps_read(pid, &maps, &nr_maps, err);
-	if (ret)
-		goto out;
-	ret = add_executable(pid, l, &exe_malloc, err);
-	if (ret)
-		goto out;
-	if (at_exec) {
-		/*
-		 * Stopped at its exec, a dynamic command has mapped only itself
-		 * and its interpreter; it will load the libc we run with.
-		 */
-		char self[PATH_MAX];
+	if (!ret)
+		ret = add_executable(pid, nr_maps, l, err);
+	if (!ret && procmaps_find_libc(pid, maps, nr_maps, &libc, err) == 0)
+		ret = list_add(l, libc->open_path, libc->path, false, err);
+	for (size_t i = 0; !ret && i < nr_maps; i++)
+		if (maps_libstdcxx(&maps[i]))
+			ret = list_add(l, maps[i].open_path, maps[i].path, false, err);
+	for (size_t i = 0; !ret && i < um->nr_objs; i++) {
+		bool found;
 
-		if (maps_interpreter(maps, nr_maps)) {
-			ret = procmaps_self_libc(self, sizeof(self), err);
-			if (!ret)
-				ret = list_add(l, self, self, err);
-		} else if (!exe_malloc && !nr_objs) {
-			ret = mt_errf(err, ENOENT, "pid %d is statically linked and its "
-				      "executable defines no malloc (stripped?): name the "
-				      "allocator's object with -O", pid);
-		}
-	} else {
-		ret = procmaps_find_libc(pid, maps, nr_maps, &libc, err);
-		if (!ret)
-			ret = list_add(l, libc->open_path, libc->path, err);
-		else if (nr_objs)
-			ret = 0;	/* -O names the allocator */
+		ret = resolve_object(um->objs[i], maps, nr_maps, l, &found, err);
+		um->mapped[i] |= found;
+		if (!ret && !found && strict)
+			ret = mt_errf(err, ENOENT, "-O %s: pid %d maps no such object (give its path)",
+				      um->objs[i], pid);
 	}
-	for (size_t i = 0; !ret && i < nr_objs; i++)
-		ret = resolve_object(objs[i], pid, maps, nr_maps, l, err);
+	if (!ret && !l->nr && strict)
+		ret = mt_errf(err, ENOENT, "pid %d maps no libc and its executable defines no "
+			      "malloc: statically linked and stripped? name the allocator's "
+			      "object with -O", pid);
 	for (size_t i = 0; !ret && i < l->nr; i++) {
-		ret = probe_object(d, l->open_path[i], l->shown[i], err);
+		ret = probe_object(um, d, l->open_path[i], l->shown[i], l->is_exe[i], err);
 		if (ret > 0) {
 			total += ret;
 			ret = 0;
 		}
 	}
-out:
 	free(maps);
 	free(l);
 	return ret ? ret : total;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User mode's setup: which objects of the target hold its allocator
+ * User mode's setup: which objects of a traced image hold its allocator
  * functions, and handing each function to the module as a uprobe.
  */
 #ifndef MEMTRACE_READ_USERMODE_H
@@ -12,15 +12,33 @@
 #include "device.h"
 #include "util.h"
 
+struct usermode;
+
+/* objs: the -O names (kept, not copied). */
+struct usermode *usermode_new(const char *const *objs, size_t nr_objs);
+void usermode_free(struct usermode *um);
+
 /*
- * Probes the allocators of process pid: its libc (for a command stopped
- * at its exec, which has not mapped it yet, the libc memtrace-read runs
- * with: same root, same loader), its executable if that defines malloc
- * (static or interposing), and every -O object (a path, or the name of
- * an object it maps: "c", "jemalloc", "libtcmalloc.so.4").  Returns the
- * number of functions probed, or -errno with the reason in err.
+ * Probes the allocators of process pid's current image, through the files
+ * it maps (opened through /proc/PID/root or /proc/PID/map_files, so a
+ * chroot's or a container's own libc is the one probed): its libc, its
+ * executable if that defines malloc (static, or interposing), libstdc++'s
+ * operator new and delete if it maps libstdc++, and every -O object (a
+ * path, or the name of an object it maps: "c", "jemalloc",
+ * "libtcmalloc.so.4").  An object probed for an earlier image is not
+ * handed over again, but for the executable, which was mapped before the
+ * image was traced.
+ *
+ * Returns the number of functions handed over (0: nothing to probe, e.g. a
+ * static, stripped program), or -errno with the reason in err.  With
+ * strict (-p: the image is the whole target), an -O object pid does not
+ * map, or no allocator at all, is an error; else it is left for a later
+ * image (usermode_unmapped() tells what never was).
  */
-int usermode_add_probes(struct mt_device *d, int pid, bool at_exec,
-			const char *const *objs, size_t nr_objs, struct mt_err *err);
+int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool strict,
+			 struct mt_err *err);
+
+/* The first -O name no image has mapped yet, or NULL. */
+const char *usermode_unmapped(const struct usermode *um);
 
 #endif

@@ -17,10 +17,12 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <search.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "procfs.h"
+#include "procmaps.h"
 
 /* Deeper inline chains exist only in generated code; cut them there. */
 #define USYMS_MAX_INLINE	16
@@ -52,6 +57,7 @@ struct usyms_chunk {
 
 struct usyms {
 	int pid;
+	int root_fd;			/* its root directory, also once it has exited */
 	bool gone;			/* exited (or zombie): stop reading /proc */
 	unsigned long long start_time;	/* tells a reused pid from ours */
 	Dwfl *dwfl;
@@ -66,104 +72,48 @@ struct usyms {
 
 /* NULL: libdwfl's default, ":.debug:/usr/lib/debug", plus build-ids. */
 static char *usyms_debuginfo_path;
+/* usyms_allow_debuginfod(): the last resort for debug files. */
+static bool usyms_debuginfod;
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp);
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name);
 
 static const Dwfl_Callbacks usyms_callbacks = {
 	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.debuginfo_path = &usyms_debuginfo_path,
 };
 
+/* libstdc++'s demangler, the C++ ABI's (<cxxabi.h>), as elfutils' eu-stack uses it. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+void usyms_allow_debuginfod(bool allow)
+{
+	usyms_debuginfod = allow;
+}
+
 /* ---- /proc ------------------------------------------------------------ */
 
-/* All of /proc/PID/<what>, NUL-terminated (they report no size). */
-static int read_proc(int pid, const char *what, char **out, size_t *len)
-{
-	size_t cap = 16384, n = 0;
-	char path[64], *buf;
-	int fd, ret = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	buf = malloc(cap);
-	while (buf) {
-		ssize_t got;
-
-		if (n + 1 == cap) {
-			char *bigger = realloc(buf, cap * 2);
-
-			if (!bigger)
-				break;
-			buf = bigger;
-			cap *= 2;
-		}
-		got = read(fd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			ret = -errno;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	if (!ret && (!buf || n + 1 == cap))
-		ret = -ENOMEM;
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
-/* Field n (from 3 on) of /proc/PID/stat, after the ')' ending field 2. */
-static const char *stat_field(const char *paren, int n)
-{
-	const char *p = paren;
-
-	for (int field = 2; p && field < n; field++)
-		p = strchr(p + 1, ' ');
-	return p ? p + 1 : NULL;
-}
-
-#define USYMS_PF_KTHREAD 0x00200000	/* include/linux/sched.h */
-
 /*
- * The start time (field 22) of a process, which tells it from a later one
- * with the same pid, and whether it is a kernel thread (flags, field 9).
- * -ESRCH for a zombie, whose mappings are already gone.
+ * The start time of a process, which tells it from a later one with the
+ * same pid, and whether it is a kernel thread.  -ESRCH once it has exited
+ * (its mappings are gone).
  */
 static int read_stat(int pid, unsigned long long *start, bool *kthread)
 {
-	const char *state, *flags, *start_time;
-	char *stat, *paren;
-	size_t len;
-	int ret = read_proc(pid, "stat", &stat, &len);
+	struct proc_stat st;
+	int ret = procfs_stat(pid, 0, &st);
 
 	if (ret)
 		return ret;
-	/* The command name may hold anything, ')' too: the last one ends it. */
-	paren = strrchr(stat, ')');
-	state = paren ? stat_field(paren, 3) : NULL;
-	flags = paren ? stat_field(paren, 9) : NULL;
-	start_time = paren ? stat_field(paren, 22) : NULL;
-	if (!state || !flags || !start_time)
-		ret = -EPROTO;
-	else if (*state == 'Z' || *state == 'X')
-		ret = -ESRCH;
-	if (!ret) {
-		*start = strtoull(start_time, NULL, 10);
-		*kthread = strtoul(flags, NULL, 10) & USYMS_PF_KTHREAD;
-	}
-	free(stat);
-	return ret;
+	if (!procfs_alive(pid))
+		return -ESRCH;
+	*start = st.start_time;
+	*kthread = st.flags & PROCFS_PF_KTHREAD;
+	return 0;
 }
 
 struct map_line {
@@ -177,15 +127,12 @@ struct map_line {
 /* "START-END PERMS OFFSET MAJ:MIN INODE [NAME]", NUL-terminated. */
 static bool parse_map_line(const char *line, struct map_line *m)
 {
-	char perms[5];
-	int n = 0;
+	struct maps_line l;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n",
-		   &m->start, &m->end, perms, &m->offset, &m->major, &m->minor, &m->ino,
-		   &n) < 7 || !n)
+	if (!procmaps_parse_line(line, &l))
 		return false;
-	m->exec = strlen(perms) > 2 && perms[2] == 'x';
-	m->name = line + n + strspn(line + n, " \t");
+	*m = (struct map_line){ l.start, l.end, l.offset, l.major, l.minor, l.inode, l.exec,
+				l.name };
 	return true;
 }
 
@@ -274,7 +221,7 @@ static int read_maps(struct usyms *u, char **text, size_t *text_len)
 	char *raw, *out;
 	bool kthread;
 	size_t len;
-	int ret = read_proc(u->pid, "maps", &raw, &len);
+	int ret = procmaps_read_text(u->pid, &raw, &len);
 
 	if (ret)
 		return ret;
@@ -305,7 +252,7 @@ struct usyms_sym {
 	uint64_t addr;		/* absolute, in the process */
 	uint64_t size;		/* 0: unknown, up to the next symbol */
 	const char *name;	/* in the module's ELF string table */
-	uint32_t name_len;	/* without a version ("tmpfile@@GLIBC_2.2.5"), <= 256 */
+	uint32_t name_len;	/* without a version ("tmpfile@@GLIBC_2.2.5") */
 	uint32_t order;		/* index in the ELF table: a stable sort */
 	uint32_t rank;		/* among names at one address, lower wins */
 };
@@ -384,10 +331,8 @@ static struct usyms_symtab *build_symtab(Dwfl_Module *mod)
 		len = strcspn(name, "@");
 		if (!len)
 			continue;
-		/* C++ names can be kilobytes long: a frame shows the start. */
-		t->syms[n++] = (struct usyms_sym){ addr, sym.st_size, name,
-						   (uint32_t)(len < 256 ? len : 256), (uint32_t)i,
-						   sym_rank(&sym, name, len) };
+		t->syms[n++] = (struct usyms_sym){ addr, sym.st_size, name, (uint32_t)len,
+						   (uint32_t)i, sym_rank(&sym, name, len) };
 	}
 	qsort(t->syms, n, sizeof(t->syms[0]), sym_cmp);
 	t->nr = dedup_syms(t->syms, n);
@@ -397,6 +342,7 @@ static struct usyms_symtab *build_symtab(Dwfl_Module *mod)
 /* What we keep per module, in its libdwfl userdata. */
 struct usyms_module {
 	int pid;			/* 0: unknown (no memory when reported) */
+	int root_fd;			/* the process's root directory (usyms.root_fd) */
 	uint64_t vma_start, vma_end;	/* its first mapping, for map_files */
 	struct usyms_symtab *symtab;	/* NULL until the first lookup */
 	void *cus;			/* tsearch tree of struct usyms_cu */
@@ -730,7 +676,112 @@ static int open_mapped(const struct usyms_module *m, const char *name, size_t le
 	if (fd >= 0 || len > 4096)
 		return fd;
 	snprintf(path, sizeof(path), "/proc/%d/root%.*s", m->pid, (int)len, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || m->root_fd < 0)
+		return fd;
+	/* Gone: its root directory, held since we first saw it. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d%.*s", m->root_fd, (int)len, name);
 	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* ---- its debug files -------------------------------------------------- */
+
+/*
+ * path, opened, if it is the debug file of an object with build-id id
+ * (len bytes; 0: the object has none, any file will do).
+ */
+static int open_debug_file(const char *path, const unsigned char *id, int len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const void *found;
+	Elf *elf;
+	bool same;
+
+	if (fd < 0 || len <= 0)
+		return fd;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	same = elf && dwelf_elf_gnu_build_id(elf, &found) == len && !memcmp(found, id, (size_t)len);
+	elf_end(elf);
+	if (!same) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int found_debug_file(int fd, const char *path, char **debuginfo_file_name)
+{
+	*debuginfo_file_name = strdup(path);
+	if (!*debuginfo_file_name) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Dwfl_Callbacks.find_debuginfo: the object's debug file, looked for where
+ * gdb looks, in the process's own file tree (a container's, a chroot's):
+ * by build-id under /usr/lib/debug/.build-id, then by .gnu_debuglink next
+ * to the object, in .debug/ there, and under /usr/lib/debug.  A file found
+ * by build-id in our own /usr/lib/debug is the same file, and will do.  A
+ * download from debuginfod only with --debuginfod.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct usyms_module *m = *userdata;
+	const unsigned char *id = NULL;
+	char root[48] = "", path[PATH_MAX], hex[2 * 64 + 1];
+	GElf_Addr id_vaddr;
+	int len, fd;
+
+	if (m && m->root_fd >= 0)
+		snprintf(root, sizeof(root), "/proc/self/fd/%d", m->root_fd);
+	len = dwfl_module_build_id(mod, &id, &id_vaddr);
+	if (len > 1 && len <= 64) {
+		for (int i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", id[i]);
+		for (int ours = 0; ours < 2; ours++) {
+			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+				 ours ? "" : root, hex, hex + 2);
+			fd = open_debug_file(path, id, len);
+			if (fd >= 0)
+				return found_debug_file(fd, path, debuginfo_file_name);
+		}
+	}
+	/*
+	 * The object's path is as /proc/PID/maps shows it to us: in our tree
+	 * if we can reach its file (a chroot's), else in its process's (a
+	 * mount namespace of its own).  Look in both; in ours, a file must
+	 * have the object's build-id to be taken.
+	 */
+	if (debuglink_file && file_name && file_name[0] == '/' && !strchr(debuglink_file, '/')) {
+		static const char *const where[] = { "%s%.*s/%s", "%s%.*s/.debug/%s",
+						     "%s/usr/lib/debug%.*s/%s" };
+		int dir = (int)(strrchr(file_name, '/') - file_name);
+
+		for (int ours = 0; ours < 2 && (!ours || len > 0); ours++) {
+			for (size_t i = 0; i < MT_ARRAY_SIZE(where); i++) {
+				const char *base = ours ? "" : root;
+
+				snprintf(path, sizeof(path), where[i], base, dir, file_name,
+					 debuglink_file);
+				/* The object's own file, if it keeps its debug info. */
+				if (!strcmp(path + strlen(base), file_name))
+					continue;
+				fd = open_debug_file(path, id, len);
+				if (fd >= 0)
+					return found_debug_file(fd, path, debuginfo_file_name);
+			}
+		}
+	}
+	if (usyms_debuginfod)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	return -1;
 }
 
 /*
@@ -813,6 +864,7 @@ static int report_maps(struct usyms *u, const char *text, size_t len)
 
 struct open_arg {
 	int pid;
+	int root_fd;
 	const char *text;	/* the filtered maps reported */
 	size_t len;
 };
@@ -850,6 +902,7 @@ static int open_module(Dwfl_Module *mod, void **userdata, const char *name,
 	m = calloc(1, sizeof(*m));
 	if (m) {
 		m->pid = a->pid;
+		m->root_fd = a->root_fd;
 		m->vma_start = start;
 		m->vma_end = vma_end(a->text, a->len, start);
 		*userdata = m;
@@ -866,7 +919,7 @@ static int open_module(Dwfl_Module *mod, void **userdata, const char *name,
  */
 static int report(struct usyms *u, const char *text, size_t len)
 {
-	struct open_arg arg = { u->pid, text, len };
+	struct open_arg arg = { u->pid, u->root_fd, text, len };
 	int ret;
 
 	dwfl_report_begin(u->dwfl);
@@ -1113,6 +1166,20 @@ static uint64_t file_addr(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr start)
 	return addr - start;
 }
 
+/* A C++ symbol's name as written ("operator new(unsigned long)"); NULL for others. */
+static char *demangle(const struct usyms_sym *sym)
+{
+	char *mangled, *plain;
+	int status;
+
+	if (sym->name_len < 3 || strncmp(sym->name, "_Z", 2))
+		return NULL;
+	mangled = strndup(sym->name, sym->name_len);
+	plain = mangled ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
+	free(mangled);
+	return plain;
+}
+
 static void symbolize(struct usyms *u, uint64_t addr, struct usyms_text *t)
 {
 	/* A return address: the call, which is what we describe, precedes it. */
@@ -1142,9 +1209,19 @@ static void symbolize(struct usyms *u, uint64_t addr, struct usyms_text *t)
 		call_site(cu, &chain[n], where, sizeof(where));
 	}
 	sym = find_sym(mod, pc);
-	if (sym)
-		text_add(t, "%.*s+0x%" PRIx64 " [%.64s]%s", (int)sym->name_len, sym->name,
-			 addr - sym->addr, bin, where);
+	if (sym) {
+		char *plain = demangle(sym);
+
+		/* C++ names can be kilobytes long: a frame shows the start. */
+		if (plain)
+			text_add(t, "%.400s+0x%" PRIx64 " [%.64s]%s", plain, addr - sym->addr, bin,
+				 where);
+		else
+			text_add(t, "%.*s+0x%" PRIx64 " [%.64s]%s",
+				 (int)(sym->name_len < 256 ? sym->name_len : 256), sym->name,
+				 addr - sym->addr, bin, where);
+		free(plain);
+	}
 	else
 		text_add(t, "0x%" PRIx64 " [%.64s]%s", file_addr(mod, addr, start), bin, where);
 }
@@ -1213,9 +1290,9 @@ static int proc_error(int pid, int ret, struct mt_err *err)
 
 int usyms_new(int pid, struct usyms **out, struct mt_err *err)
 {
+	char root[64], *maps;
 	struct usyms *u;
 	bool kthread;
-	char *maps;
 	size_t len;
 	int ret;
 
@@ -1226,6 +1303,7 @@ int usyms_new(int pid, struct usyms **out, struct mt_err *err)
 	if (!u)
 		return mt_errf(err, ENOMEM, "pid %d: out of memory", pid);
 	u->pid = pid;
+	u->root_fd = -1;
 	ret = read_stat(pid, &u->start_time, &kthread);
 	if (!ret && kthread) {
 		free(u);
@@ -1238,10 +1316,13 @@ int usyms_new(int pid, struct usyms **out, struct mt_err *err)
 		free(u);
 		return proc_error(pid, ret, err);
 	}
+	/* Its files, debug files included, are in its tree (a chroot's, a container's). */
+	u->root_fd = open(procfs_path(pid, "root", root, sizeof(root)),
+			  O_PATH | O_DIRECTORY | O_CLOEXEC);
 	u->dwfl = dwfl_begin(&usyms_callbacks);
 	if (!u->dwfl) {
 		free(maps);
-		free(u);
+		usyms_free(u);
 		return mt_errf(err, ENOMEM, "cannot start libdwfl: %s", dwfl_errmsg(-1));
 	}
 	ret = report(u, maps, len);
@@ -1299,6 +1380,8 @@ void usyms_free(struct usyms *u)
 		dwfl_getmodules(u->dwfl, usyms_module_free, NULL, 0);
 		dwfl_end(u->dwfl);
 	}
+	if (u->root_fd >= 0)
+		close(u->root_fd);
 	free(u->maps);
 	free(u);
 }

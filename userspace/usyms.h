@@ -14,6 +14,7 @@
 #ifndef MEMTRACE_READ_USYMS_H
 #define MEMTRACE_READ_USYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,9 +26,13 @@ struct usyms;
  * Reads the mappings of process pid and opens the files of its code
  * right away, while the process maps them: through /proc/PID/map_files
  * (root), so a library deleted or replaced on disk since it was mapped
- * still resolves, else through /proc/PID/root (another mount namespace),
- * else by path.  Debug files are read on the first lookup that needs them
- * (with $DEBUGINFOD_URLS set, libdwfl may download them then).
+ * still resolves, else through /proc/PID/root (another mount namespace,
+ * a chroot; kept open, so that it still resolves once the process is
+ * gone).  Debug files are read on the first lookup that needs them, from
+ * the process's tree: by build-id (/usr/lib/debug/.build-id/xx/yyyy.debug,
+ * ours too: a build-id names one file) and by .gnu_debuglink (next to the
+ * object, in .debug/, under /usr/lib/debug); from debuginfod servers only
+ * if usyms_allow_debuginfod() said so.
  *
  * Returns 0 and sets *out, or -errno with a message and *out NULL:
  * -ESRCH "pid N: no such process" (also for a zombie, which has no
@@ -35,6 +40,13 @@ struct usyms;
  * reading /proc/PID/maps failed with (-EACCES...).
  */
 int usyms_new(int pid, struct usyms **out, struct mt_err *err);
+
+/*
+ * Let debug files that cannot be found locally come from the debuginfod
+ * servers of $DEBUGINFOD_URLS (--debuginfod).  Off by default: a report
+ * never downloads unasked.
+ */
+void usyms_allow_debuginfod(bool allow);
 void usyms_free(struct usyms *u);
 
 /*
@@ -69,7 +81,9 @@ int usyms_refresh(struct usyms *u, struct mt_err *err);
  *	"fibonacci+0x23 [leak] leak.c:12"	(12: where grow was inlined)
  *
  * The function name is that of the ELF symbol (of aliases, the plainest:
- * "malloc", not "__libc_malloc"); inlined ones are DWARF names.  An
+ * "malloc", not "__libc_malloc"; C++ names demangled by libstdc++'s
+ * __cxa_demangle: "operator new(unsigned long)"); inlined ones are DWARF
+ * names.  An
  * address in a module without a symbol for it prints as
  * "0x<address in the file> [libc.so.6]" (what objdump and addr2line -e
  * take), one outside every module as "0x<16 hex digits> [unknown]".

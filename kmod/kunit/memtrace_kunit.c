@@ -1035,6 +1035,50 @@ static void mt_test_calls_abandoned(struct kunit *test)
 	mt_calltab_destroy(&t);
 }
 
+/*
+ * A free made inside a call in flight (operator delete -> free) is inside
+ * it; one made after the call returned unseen is not, and drops it.
+ */
+static void mt_test_calls_inside(struct kunit *test)
+{
+	struct mt_thread_calls *tc;
+	struct mt_calltab t;
+	struct mt_call out;
+
+	KUNIT_ASSERT_EQ(test, mt_calltab_init(&t, 64), 0);
+	tc = mt_calltab_get(&t, 9);
+	KUNIT_ASSERT_NOT_NULL(test, tc);
+	mt_calltab_push(tc, 0x5000)->func = 14;	/* operator delete */
+	KUNIT_EXPECT_TRUE(test, mt_calltab_inside(tc, 0x4f00));	/* its free() */
+	KUNIT_EXPECT_EQ(test, tc->depth, 1U);
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, 0x5008, &out));
+	KUNIT_EXPECT_EQ(test, out.func, 14);
+	KUNIT_EXPECT_NULL(test, mt_calltab_find(&t, 9));
+
+	/* operator delete jumps to free() (a tail call): one stack pointer, still inside. */
+	tc = mt_calltab_get(&t, 9);
+	KUNIT_ASSERT_NOT_NULL(test, tc);
+	mt_calltab_push(tc, 0x5000)->func = 14;
+	KUNIT_EXPECT_TRUE(test, mt_calltab_inside(tc, 0x5000));
+	/* operator new[] jumps to operator new: nested, and both return at one sp. */
+	KUNIT_EXPECT_PTR_EQ(test, mt_calltab_push(tc, 0x5000), &tc->call[1]);
+	tc->call[1].func = 1;
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, 0x5008, &out));
+	KUNIT_EXPECT_EQ(test, out.func, 1);
+	KUNIT_ASSERT_TRUE(test, mt_calltab_pop(tc, 0x5008, &out));
+	KUNIT_EXPECT_EQ(test, out.func, 14);
+	KUNIT_EXPECT_NULL(test, mt_calltab_find(&t, 9));
+
+	/* A delete whose return was lost (longjmp out of a destructor). */
+	tc = mt_calltab_get(&t, 9);
+	KUNIT_ASSERT_NOT_NULL(test, tc);
+	mt_calltab_push(tc, 0x5000);
+	KUNIT_EXPECT_FALSE(test, mt_calltab_inside(tc, 0x5100));
+	KUNIT_EXPECT_EQ(test, tc->depth, 0U);
+	KUNIT_EXPECT_EQ(test, tc->tid, 0U);
+	mt_calltab_destroy(&t);
+}
+
 /* Nesting beyond MT_CALL_DEPTH and more threads than slots: refused, not lost track of. */
 static void mt_test_calls_full(struct kunit *test)
 {
@@ -1381,6 +1425,7 @@ static struct kunit_case mt_misc_cases[] = {
 static struct kunit_case mt_calls_cases[] = {
 	KUNIT_CASE(mt_test_calls_nested),
 	KUNIT_CASE(mt_test_calls_abandoned),
+	KUNIT_CASE(mt_test_calls_inside),
 	KUNIT_CASE(mt_test_calls_full),
 	KUNIT_CASE(mt_test_calls_concurrent),
 	{}

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Guest half of `make demo` (scripts/demo.sh): a kernel module that leaks,
-# found by memtrace.  Lines meant for the audience start with "# | ".
+# found by memtrace, and a user-space leak (memleak's fibonacci example,
+# tests/progs/fibonacci.c) found in user mode.  Lines meant for the
+# audience start with "# | ".
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
@@ -57,5 +59,27 @@ wait "$reader"
 show "$OUT"
 
 rmmod memtrace_leaker
+
+say ""
+say "User space: memleak's example program, fibonacci, whose thread calloc()s"
+say "8 KiB a step (every 250 ms here) and never frees it.  It runs; memtrace-read"
+say "attaches to it, as memleak -p does (uprobes on its libc, no BPF):"
+fibonacci 0 250 >/tmp/fib.out 2>&1 &
+fib=$!
+wait_for 30 grep -q '^2th' /tmp/fib.out
+say ""
+say "\$ memtrace-read -p $fib -o 0 1 4"
+memtrace-read -p "$fib" -o 0 1 4 >"$OUT" 2>&1
+show "$OUT"
+kill "$fib"
+wait "$fib" 2>/dev/null
+say ""
+say "And from its first instruction to its end (-c, or -- COMMAND ARGS), with the"
+say "heap summary Valgrind Memcheck prints:"
+say ""
+say "\$ memtrace-read -- fibonacci 4 100"
+memtrace-read -- fibonacci 4 100 >"$OUT" 2>&1
+show "$OUT"
+
 unload_memtrace
 ok "demo: reports printed"

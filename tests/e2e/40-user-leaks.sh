@@ -3,10 +3,11 @@
 # allocators) against userleak, whose allocations are known exactly
 # (tests/progs/userleak.c), and the memleak example program fibonacci:
 # exact bytes and counts per stack, the allocating functions named, no stack
-# for what was freed, a heap summary equal to Valgrind Memcheck's, and no
-# breakpoint left in a target after its reader is gone, even by SIGKILL
+# for what was freed, a heap summary equal to Valgrind Memcheck's (run in
+# this guest), exec'd images traced each on its own, and no breakpoint left
+# in a target after its reader is gone, even by SIGKILL
 # (tests/progs/probecheck.c compares the target's code with its files).
-# mtt-timeout: 300
+# mtt-timeout: 400
 . "${0%/*}/lib.sh"
 
 SCALE=${MTT_TIMEOUT_SCALE:-1}
@@ -127,11 +128,12 @@ check_eq "-c fibonacci: the command ran its 5 steps and returned" "6th => 8
 main thread exit" "$(grep -E '^(6th|main thread)' "$OUT")"
 check_match "-c fibonacci: 5 steps of calloc(1024, 8) = 40960 bytes in 5 allocations, from fibonacci called by child" \
 	"$(stack_re 40960 5 fibonacci child fibonacci)" "$(last_report_stacks "$OUT")"
-fpid=$(sed -n 's/^Attaching to pid \([0-9][0-9]*\), Ctrl+C to quit\.$/\1/p' "$OUT" | head -n 1)
-if [ -s /data/fibonacci.memcheck ] && [ -n "$fpid" ]; then
-	check_eq "-c fibonacci: heap summary as Memcheck's on the host" \
-		"$(summary_lines </data/fibonacci.memcheck)" \
-		"$(sed -n "/^HEAP SUMMARY (pid $fpid):\$/,\$p" "$OUT" | summary_lines)"
+if memcheck /tmp/vg-fibonacci.log "" /usr/bin/fibonacci 5 50 >/dev/null 2>&1; then
+	check_eq "-c fibonacci: heap summary as Memcheck's in this guest" \
+		"$(memcheck_summary /tmp/vg-fibonacci.log)" \
+		"$(memtrace_summary "$OUT" /usr/bin/fibonacci)"
+else
+	not_ok "Memcheck runs fibonacci in the guest" "$(tail -n 15 /tmp/vg-fibonacci.log)"
 fi
 
 # --- d. a reader killed by SIGKILL leaves no breakpoint behind -------------
@@ -168,16 +170,48 @@ if start_target /tmp/ul2.out; then
 	fi
 fi
 
-# --- e. exec: the old image's allocations are reported as in use at exec ----
+# --- e. exec: each image traced on its own, the old one's "in use at exec" --
+# userleak allocates, execs userleak (which allocates and exits): two images
+# of one process, with the same stacks, each its own numbers.
 OUT=/tmp/exec.out
 # A long interval: the one report comes when the exec'd program exits.
-timeout -s KILL $((120 * SCALE)) memtrace-read -c "/usr/bin/userleak --exec /bin/true" 60 >"$OUT" 2>&1
-check_eq "-c userleak --exec: memtrace-read exits 0 once the command exec'd" 0 "$?"
-check_match "-c userleak --exec: '[HH:MM:SS] pid PID exec'd; allocations in use at exec:'" \
-	"^\\[[0-9:]+\\] pid [0-9]+ exec'd; allocations in use at exec:\$" "$(cat "$OUT")"
-check_userleak_stacks "-c userleak --exec" "$OUT"
-check_match "-c userleak --exec: heap summary in use at exec" \
-	'^ +in use at exec: 2,724 bytes in 14 blocks$' "$(cat "$OUT")"
+timeout -s KILL $((120 * SCALE)) memtrace-read -c "/usr/bin/userleak --exec /usr/bin/userleak" 60 \
+	>"$OUT" 2>&1
+check_eq "-c userleak --exec userleak: memtrace-read exits 0 once the last image exited" 0 "$?"
+epid=$(attached_pid "$OUT")
+check_match "-c userleak --exec userleak: '[HH:MM:SS] pid PID exited; allocations in use at exit:'" \
+	"^\\[[0-9:]+\\] pid $epid exited; allocations in use at exit:\$" "$(cat "$OUT")"
+stacks=$(last_report_stacks "$OUT")
+check_eq "-c userleak --exec userleak: each of userleak's 4 leaking stacks twice, one per image" \
+	"8 stacks, 5448 bytes in 28, 4 + 4 tagged" \
+	"$(printf '%s\n' "$stacks" | awk '/ bytes in [0-9]+ allocations from stack/ {
+		n++; b += $1; c += $4; if (/\[pid [0-9]+ \/usr\/bin\/userleak\]/) t++ }
+		END { printf "%d stacks, %d bytes in %d, %d + %d tagged", n, b, c, t / 2, t - t / 2 }')"
+check_eq "-c userleak --exec userleak: two heap summaries, the first in use at exec" \
+	"in use at exec: 2,724 bytes in 14 blocks
+in use at exit: 2,724 bytes in 14 blocks" \
+	"$(sed -n -E 's/^ +(in use at (exec|exit): .*)$/\1/p' "$OUT" | head -n 2)"
+check_match "-c userleak --exec userleak: and one of both images" \
+	'^HEAP SUMMARY \(all 2 images\):$' "$(cat "$OUT")"
+
+# A static program re-exec'ing itself: its allocators are in the executable,
+# mapped before the new image was traced; its probes are armed in it anew.
+OUT=/tmp/exec-static.out
+timeout -s KILL $((120 * SCALE)) memtrace-read 60 -- /usr/bin/userleak-static \
+	--exec /usr/bin/userleak-static >"$OUT" 2>&1
+check_eq "-- userleak-static --exec userleak-static: exits 0" 0 "$?"
+# Static glibc allocates for itself at its start (its own link map): the two
+# images, the same program, must agree with each other, and on userleak's.
+inuse=$(sed -n -E 's/^ +in use at (exec|exit): (.*)$/\1 \2/p' "$OUT" | head -n 2)
+check_eq "userleak-static --exec itself: the first image in use at exec, the second at exit, the same" \
+	"exec $(printf '%s\n' "$inuse" | sed -n '2s/^exit //p')
+exit $(printf '%s\n' "$inuse" | sed -n '2s/^exit //p')" "$inuse"
+stacks=$(last_report_stacks "$OUT")
+for leak in "500 5 leak_malloc" "600 3 leak_calloc" "600 2 leak_realloc" "1024 4 leak_memalign"; do
+	set -- $leak
+	check_eq "userleak-static --exec itself: $1 bytes in $2 allocations from $3, in each image" 2 \
+		"$(printf '%s\n' "$stacks" | grep -cE "$(stack_re "$1" "$2" "$3" main userleak-static)")"
+done
 
 # --- f. fork: a child is traced only with --follow-forks ----------------------
 # forkleak: the parent keeps 3 x malloc(100) (parent_leak), its child
@@ -205,8 +239,18 @@ check_match "--follow-forks: the child's 5 x malloc(200) from child_leak" \
 	"$(stack_re 1000 5 child_leak main forkleak)" "$stacks"
 check_match "--follow-forks: two processes traced" '^Forks: 2 processes traced, 0 children' \
 	"$(cat "$OUT")"
-check_match "--follow-forks: heap summary over both, as Memcheck --trace-children sums them" \
-	'^ +in use at exit: 1,300 bytes in 8 blocks$' "$(cat "$OUT")"
+ppid=$(attached_pid "$OUT")
+check_match "--follow-forks: the parent's stack says it is the parent's" \
+	"^[[:space:]]*300 bytes in 3 allocations from stack \\[pid $ppid /usr/bin/forkleak\\] ;; " \
+	"$stacks"
+check_match "--follow-forks: the child's stack says it is another process's" \
+	"^[[:space:]]*1000 bytes in 5 allocations from stack \\[pid [0-9]+ /usr/bin/forkleak\\] ;; " \
+	"$(printf '%s\n' "$stacks" | grep -v "\\[pid $ppid ")"
+check_eq "--follow-forks: a heap summary per process, and of both" \
+	"in use at exit: 300 bytes in 3 blocks
+in use at exit: 1,000 bytes in 5 blocks
+in use at exit: 1,300 bytes in 8 blocks" \
+	"$(sed -n -E 's/^ +(in use at exit: .*)$/\1/p' "$OUT")"
 
 # --- g. ------------------------------------------------------------------
 check "memtrace.ko unloads" unload_memtrace

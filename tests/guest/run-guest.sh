@@ -6,6 +6,7 @@
 #
 # usage: run-guest.sh --kernel IMAGE --label LABEL [--ko-dir DIR ...]
 #          [--bin-dir DIR ...] [--data-dir DIR ...] [--modules-tree DIR]
+#          [--host-files LIST ...]
 #          --scripts 'GLOB' [--scripts 'GLOB' ...]
 #          [--timeout SEC] [--script-timeout SEC] [--append 'cmdline']
 #          [--mem MB] [--bzimage] [--sign KTREE] [--timeout-scale N]
@@ -14,6 +15,9 @@
 #   --modules-tree    DIR is a /lib/modules/KVER tree (as make install
 #                     leaves it); the guest gets it as its /lib/modules/KVER,
 #                     KVER being DIR's name
+#   --host-files      copy the host files LIST names into the guest, at the
+#                     same paths (real programs, their library trees, tools
+#                     such as valgrind); format: see copy_listed below
 #   --timeout         whole qemu run (default 600)
 #   --script-timeout  per script (default 300); a script may set its own
 #                     with a line "# mtt-timeout: SEC"
@@ -31,7 +35,8 @@
 #
 # Guest layout: busybox applets, /memtrace/*.ko (every *.ko of each --ko-dir),
 # /usr/bin/* (every executable of each --bin-dir, with the shared libraries
-# ldd finds), /data/* (every file of each --data-dir), /tests/<script> (run
+# ldd finds), the host paths each --host-files list names (with theirs),
+# /data/* (every file of each --data-dir), /tests/<script> (run
 # with sh in sorted name order; lib.sh is never run), /tests/lib.sh
 # (tests/e2e/lib.sh).
 # Logs: build/logs/LABEL-console.log (full serial console), LABEL-qemu.log.
@@ -46,7 +51,7 @@ usage() {
 }
 
 KERNEL='' LABEL='' TIMEOUT=600 SCRIPT_TIMEOUT=300 APPEND='' MEM=${MEM:-1024} BZIMAGE=0 SIGN_TREE='' SCALE=1
-KO_DIRS=() BIN_DIRS=() DATA_DIRS=() GLOBS=() MOD_TREES=()
+KO_DIRS=() BIN_DIRS=() DATA_DIRS=() GLOBS=() MOD_TREES=() HOST_LISTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -55,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--bin-dir) BIN_DIRS+=("$2"); shift 2 ;;
 	--data-dir) DATA_DIRS+=("$2"); shift 2 ;;
 	--modules-tree) MOD_TREES+=("$2"); shift 2 ;;
+	--host-files) HOST_LISTS+=("$2"); shift 2 ;;
 	--scripts) GLOBS+=("$2"); shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--script-timeout) SCRIPT_TIMEOUT=$2; shift 2 ;;
@@ -157,10 +163,11 @@ done
 declare -A libs=()
 add_libs() {
 	local a b c
-	# ldd: "libx.so => /path (0x...)" and "/lib64/ld-linux-x86-64.so.2 (0x...)"
+	# ldd: "libx.so => /path (0x...)" and "/lib64/ld-linux-x86-64.so.2 (0x...)";
+	# for a program of another libc (musl), "/path/prog: error while ...".
 	while read -r a b c _; do
 		if [ "$b" = "=>" ] && [ "${c:0:1}" = / ]; then libs[$c]=1
-		elif [ "${a:0:1}" = / ]; then libs[$a]=1
+		elif [ "${a:0:1}" = / ] && [ "${b:0:1}" = "(" ]; then libs[$a]=1
 		fi
 	done < <(ldd "$1" 2>/dev/null)
 }
@@ -174,6 +181,83 @@ for d in "${BIN_DIRS[@]}"; do
 		cp -L "$f" "$root/usr/bin/"
 		nbin=$((nbin + 1))
 		add_libs "$f"
+	done
+done
+
+# --host-files LIST: one host path or glob a line ('#' starts a comment),
+# copied to the same path in the guest (/lib... into /usr/lib...):
+#   a file       copied; a symlink is copied as a symlink, and what it
+#                points to as well;
+#   a directory  copied whole, but for the paths that a "!PATH" line of
+#                the same list names (e.g. !/usr/lib/python3.11/test);
+#   debug:PATH   the detached debug file of ELF file PATH, by its build-id
+#                (/usr/lib/debug/.build-id/xx/yyyy.debug);
+# every ELF file among them brings the libraries ldd finds for it.  A
+# path that does not exist is an error (make deps installs them).
+add_libs_if_elf() {
+	[ "$(head -c 4 "$1" 2>/dev/null)" = $'\x7fELF' ] && add_libs "$1"
+	return 0
+}
+nlisted=0
+copy_listed() {
+	local p=$1 dst link x
+	shift
+	case $p in /lib/*|/lib64/*|/bin/*|/sbin/*) dst=/usr$p ;; *) dst=$p ;; esac
+	{ [ -e "$root$dst" ] || [ -L "$root$dst" ]; } && return 0
+	mkdir -p "$root${dst%/*}"
+	if [ -L "$p" ]; then
+		link=$(readlink "$p")
+		ln -s "$link" "$root$dst"
+		case $link in /*) ;; *) link=${p%/*}/$link ;; esac
+		copy_listed "$link" "$@"
+	elif [ -d "$p" ]; then
+		local excl=()
+		for x in "$@"; do
+			case $x in "$p"/*) excl+=(--exclude="./${x#"$p"/}") ;; esac
+		done
+		mkdir -p "$root$dst"
+		(cd "$p" && tar --anchored "${excl[@]}" -cf - .) | tar -C "$root$dst" -xf - ||
+			return 1
+		while IFS= read -r -d '' x; do
+			add_libs_if_elf "$x"
+		done < <(find "$root$dst" -type f \( -name '*.so*' -o -perm -u+x \) -print0)
+	elif [ -f "$p" ]; then
+		cp -p "$p" "$root$dst" || return 1
+		add_libs_if_elf "$p"
+	else
+		return 1
+	fi
+	nlisted=$((nlisted + 1))
+}
+for list in "${HOST_LISTS[@]}"; do
+	[ -r "$list" ] || fail "guest setup (no host file list $list)"
+	excludes=() paths=()
+	while read -r line; do
+		line=${line%%#*}
+		line=${line%"${line##*[![:space:]]}"}
+		case $line in
+		'') ;;
+		!*) excludes+=("${line#!}") ;;
+		debug:*)
+			id=$(LC_ALL=C readelf -n "${line#debug:}" 2>/dev/null |
+				sed -n 's/^[[:space:]]*Build ID: \([0-9a-f]\{3,\}\)$/\1/p' | head -n 1)
+			[ -n "$id" ] || fail "guest setup (${line#debug:}, listed in $list, has no build-id)"
+			paths+=("/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug")
+			;;
+		*) paths+=("$line") ;;
+		esac
+	done <"$list"
+	for pat in "${paths[@]}"; do
+		matched=0
+		# shellcheck disable=SC2086 # a glob, meant to expand
+		for p in $pat; do
+			{ [ -e "$p" ] || [ -L "$p" ]; } || continue
+			matched=1
+			copy_listed "$p" "${excludes[@]}" ||
+				fail "guest setup (cannot copy $p, listed in $list)"
+		done
+		[ "$matched" = 1 ] ||
+			fail "guest setup ($pat, listed in $list, is not on this host: make deps)"
 	done
 done
 for l in "${!libs[@]}"; do
@@ -226,7 +310,7 @@ chmod 0755 "$root/init"
 	cpio --null -o -H newc -R 0:0 --quiet) >"$work/initrd" ||
 	fail "guest setup (cpio)"
 t_initrd=$(date +%s.%N)
-echo "# $LABEL: initramfs $(du -k "$work/initrd" | cut -f1) KiB: ${#scripts[@]} scripts, $nko modules, $nbin programs, ${#libs[@]} libraries, $ndata data files"
+echo "# $LABEL: initramfs $(du -k "$work/initrd" | cut -f1) KiB: ${#scripts[@]} scripts, $nko modules, $nbin programs, $nlisted listed host paths, ${#libs[@]} libraries, $ndata data files"
 
 # ------------------------------------------------------------------ kernel
 # Booting a compressed bzImage under TCG spends 5-7 s in the decompressor.

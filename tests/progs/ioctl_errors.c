@@ -178,6 +178,15 @@ int main(void)
 	mtt_expect("second reader cannot stop the session", ioctl(fd2, MEMTRACE_IOC_STOP), EPERM);
 	mtt_expect("second reader cannot clear it", ioctl(fd2, MEMTRACE_IOC_CLEAR), EPERM);
 	mtt_expect("second reader cannot take a snapshot of it", mtt_snapshot(fd2, &req, 0), EPERM);
+	{
+		struct memtrace_uprobe u = { .size = sizeof(u), .offset = 0x1000,
+					     .func = MEMTRACE_UFN_MALLOC };
+
+		u.fd = open("/proc/self/exe", O_RDONLY);
+		mtt_expect("second reader cannot hand over a uprobe while another traces",
+			   ioctl(fd2, MEMTRACE_IOC_UPROBE, &u), EBUSY);
+		close(u.fd);
+	}
 
 	memset(&req, 0, sizeof(req));
 	req.size = sizeof(req);

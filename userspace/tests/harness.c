@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "harness.h"
 
+#include <errno.h>
 #include <ftw.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "procmaps.h"
 
 const char *fixture_dir = "tests/fixtures";
 static unsigned int passed, failed;
@@ -25,6 +29,18 @@ bool check(bool cond, const char *fmt, ...)
 	else
 		failed++;
 	return cond;
+}
+
+void check_counts(unsigned int *p, unsigned int *f)
+{
+	*p = passed;
+	*f = failed;
+}
+
+void check_add(unsigned int p, unsigned int f)
+{
+	passed += p;
+	failed += f;
 }
 
 void diag(const char *fmt, ...)
@@ -159,7 +175,43 @@ int main(int argc, char **argv)
 	usyms_tests();
 	elfsyms_tests();
 	procmaps_tests();
+	procfs_tests();
+	spawn_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
+}
+
+struct self_libc_ctx {
+	const char *name;
+};
+
+static int self_libc_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct self_libc_ctx *s = data;
+
+	(void)size;
+	if (info->dlpi_name && info->dlpi_name[0] == '/' && procmaps_is_libc(info->dlpi_name)) {
+		s->name = info->dlpi_name;
+		return 1;
+	}
+	return 0;
+}
+
+int self_libc(char *path, size_t len)
+{
+	struct self_libc_ctx s = { NULL };
+	char *real;
+	int rc = 0;
+
+	dl_iterate_phdr(self_libc_cb, &s);
+	if (!s.name)
+		return -ENOENT;
+	real = realpath(s.name, NULL);
+	if (strlen(real ? real : s.name) >= len)
+		rc = -ENAMETOOLONG;
+	else
+		strcpy(path, real ? real : s.name);
+	free(real);
+	return rc;
 }

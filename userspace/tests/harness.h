@@ -16,6 +16,9 @@ extern const char *fixture_dir;
 /* Records and prints one test result; returns cond. */
 bool check(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The results so far, and results of checks made elsewhere (a child process). */
+void check_counts(unsigned int *passed, unsigned int *failed);
+void check_add(unsigned int passed, unsigned int failed);
 
 /* fixture_dir + "/" + name, in a static buffer. */
 const char *fixture_path(const char *name);
@@ -25,6 +28,13 @@ char *read_file(const char *path, size_t *len);
 bool make_tmpdir(char *buf, size_t len, const char *tag);
 /* Removes dir and everything in it (a make_tmpdir() directory). */
 void remove_tree(const char *dir);
+
+/*
+ * The libc this test program runs with (dl_iterate_phdr: the loader's own
+ * word, an oracle independent of /proc/PID/maps), symlinks resolved as
+ * maps name it, in path.  0, or -ENOENT (no shared libc) / -ENAMETOOLONG.
+ */
+int self_libc(char *path, size_t len);
 
 /* Compares text with a golden file; on mismatch prints both as diagnostics. */
 bool same_as_golden(const char *text, const char *golden_name);
@@ -38,5 +48,7 @@ void slabview_tests(void);
 void usyms_tests(void);
 void elfsyms_tests(void);
 void procmaps_tests(void);
+void procfs_tests(void);
+void spawn_tests(void);
 
 #endif

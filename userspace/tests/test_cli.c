@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Option parsing: defaults, memleak's options, and every rejected value. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -96,8 +97,42 @@ static void test_user_mode(void)
 
 	check(r == 0 && o.mode == MT_MODE_USER && o.pid == 1234, "-p PID selects user mode");
 	r = PARSE(&o, &e, "-c", "./allocs");
-	check(r == 0 && o.mode == MT_MODE_USER && !strcmp(o.command, "./allocs"),
+	check(r == 0 && o.mode == MT_MODE_USER && !strcmp(o.command, "./allocs") &&
+	      o.cmd_argv && !strcmp(o.cmd_argv[0], "./allocs") && !o.cmd_argv[1],
 	      "-c COMMAND selects user mode");
+	cli_free(&o);
+}
+
+/* -c splits as a shell would; -- takes the words as they are. */
+static void test_command_words(void)
+{
+	struct mt_options o;
+	struct mt_err e;
+	int r;
+
+	r = PARSE(&o, &e, "-c", "sqlite3 db \"select 1\" 'a  b' c\\ d", "-o", "0");
+	check(r == 0 && o.cmd_argv && !strcmp(o.cmd_argv[0], "sqlite3") &&
+	      !strcmp(o.cmd_argv[1], "db") && !strcmp(o.cmd_argv[2], "select 1") &&
+	      !strcmp(o.cmd_argv[3], "a  b") && !strcmp(o.cmd_argv[4], "c d") &&
+	      !o.cmd_argv[5] && o.older_ms == 0,
+	      "-c 'sqlite3 db \"select 1\" ...' keeps quoted words whole");
+	cli_free(&o);
+	setenv("MT_TEST_WORD", "two words", 1);
+	r = PARSE(&o, &e, "-c", "echo $MT_TEST_WORD \"$MT_TEST_WORD\"");
+	check(r == 0 && !strcmp(o.cmd_argv[1], "two") && !strcmp(o.cmd_argv[2], "words") &&
+	      !strcmp(o.cmd_argv[3], "two words") && !o.cmd_argv[4],
+	      "-c expands $VAR and splits it unless quoted, as sh does");
+	cli_free(&o);
+	r = PARSE(&o, &e, "-O", "c", "2", "--", "sh", "-c", "exit 3", "-p", "5");
+	check(r == 0 && o.mode == MT_MODE_USER && o.interval_s == 2 && o.nr_objs == 1 &&
+	      !strcmp(o.cmd_argv[0], "sh") && !strcmp(o.cmd_argv[2], "exit 3") &&
+	      !strcmp(o.cmd_argv[3], "-p") && !strcmp(o.cmd_argv[4], "5") && !o.cmd_argv[5] &&
+	      !o.pid, "-- COMMAND ARGS: everything after -- is the command's, options too");
+	cli_free(&o);
+	r = PARSE(&o, &e, "--follow-forks", "--debuginfod", "--", "./a.out");
+	check(r == 0 && o.follow_forks && o.debuginfod && !strcmp(o.cmd_argv[0], "./a.out"),
+	      "--follow-forks and --debuginfod before -- COMMAND");
+	cli_free(&o);
 }
 
 static void test_help_version(void)
@@ -161,8 +196,17 @@ void cli_tests(void)
 	test_config();
 	test_flags();
 	test_user_mode();
+	test_command_words();
 	test_help_version();
 
+	EXPECT_ERROR("need a shell", "-c", "ls | wc");
+	EXPECT_ERROR("command substitution needs a shell", "-c", "echo $(id)");
+	EXPECT_ERROR("unbalanced quotes", "-c", "echo 'x");
+	EXPECT_ERROR("-- needs a command", "5", "--");
+	EXPECT_ERROR("not both", "-c", "true", "--", "true");
+	EXPECT_ERROR("cannot specify both -p and a command", "-p", "3", "--", "true");
+	EXPECT_ERROR("a command goes after --", "5", "6", "true");
+	EXPECT_ERROR("--debuginfod finds a process's debug files", "--debuginfod");
 	EXPECT_ERROR("interval '0' out of range", "0");
 	EXPECT_ERROR("interval and count must be positive", "-5");
 	EXPECT_ERROR("invalid interval 'abc'", "abc");
@@ -194,7 +238,7 @@ void cli_tests(void)
 	EXPECT_ERROR("choose one", "--kernel-leaks", "--slab");
 	EXPECT_ERROR("-a applies to --kernel-leaks", "--slab", "-a");
 	EXPECT_ERROR("-o applies to --kernel-leaks", "--slab", "-o", "100");
-	EXPECT_ERROR("cannot specify both -p and -c", "-p", "1", "-c", "ls");
+	EXPECT_ERROR("cannot specify both -p and a command", "-p", "1", "-c", "ls");
 	EXPECT_ERROR("cannot be combined with --slab", "--slab", "-p", "1");
 	EXPECT_ERROR("invalid PID (-p) 'self'", "-p", "self");
 }

@@ -217,7 +217,7 @@ static bool same_probes(const struct ufn_probe *p, int n, const struct ufn_probe
 
 static void test_stripped_copy(const char *libc, const struct ufn_probe *p, int n)
 {
-	struct ufn_probe q[MEMTRACE_UFN_MAX];
+	struct ufn_probe q[ELFSYMS_MAX_PROBES];
 	char copy[256];
 	struct mt_err err;
 	int m;
@@ -230,21 +230,21 @@ static void test_stripped_copy(const char *libc, const struct ufn_probe *p, int 
 	}
 	if (!check(run("objcopy --strip-all '%s' '%s'", libc, copy), "objcopy strips a libc copy"))
 		return;
-	m = elfsyms_find_allocators(copy, q, MEMTRACE_UFN_MAX, &err);
+	m = elfsyms_find_allocators(copy, q, ELFSYMS_MAX_PROBES, &err);
 	check(same_probes(p, n, q, m),
 	      "elfsyms finds the same functions in libc after objcopy --strip-all (.dynsym)");
 }
 
 static void test_host_libc(void)
 {
-	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	struct ufn_probe p[ELFSYMS_MAX_PROBES];
 	struct mt_err err;
 	char libc[4096];
 	void *h;
 	int n;
 
-	if (procmaps_self_libc(libc, sizeof(libc), &err)) {
-		check(false, "procmaps_self_libc: %s", err.msg);
+	if (self_libc(libc, sizeof(libc))) {
+		check(false, "this test program runs with a shared libc");
 		return;
 	}
 	n = elfsyms_find_allocators(libc, p, MT_ARRAY_SIZE(p), &err);
@@ -274,16 +274,16 @@ static void test_host_libc(void)
 static void test_errors(void)
 {
 	static const unsigned char bad_elf[24] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
-	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	struct ufn_probe p[ELFSYMS_MAX_PROBES];
 	struct mt_err err;
 	char path[256];
 	FILE *f;
 	int rc;
 
-	rc = elfsyms_find_allocators("/nonexistent/libc.so.6", p, MEMTRACE_UFN_MAX, &err);
+	rc = elfsyms_find_allocators("/nonexistent/libc.so.6", p, ELFSYMS_MAX_PROBES, &err);
 	check(rc == -ENOENT && strstr(err.msg, "/nonexistent/libc.so.6"),
 	      "elfsyms reports a missing file as -ENOENT naming it (%d: %s)", rc, err.msg);
-	rc = elfsyms_find_allocators("/etc/passwd", p, MEMTRACE_UFN_MAX, &err);
+	rc = elfsyms_find_allocators("/etc/passwd", p, ELFSYMS_MAX_PROBES, &err);
 	check(rc == -ENOEXEC && strstr(err.msg, "/etc/passwd: not an ELF file"),
 	      "elfsyms rejects a text file: %s", err.msg);
 	rc = elfsyms_defines("/etc", "malloc", &err);
@@ -294,7 +294,7 @@ static void test_errors(void)
 		fwrite(bad_elf, 1, sizeof(bad_elf), f);
 		fclose(f);
 	}
-	rc = elfsyms_find_allocators(path, p, MEMTRACE_UFN_MAX, &err);
+	rc = elfsyms_find_allocators(path, p, ELFSYMS_MAX_PROBES, &err);
 	check(rc == -ENOEXEC && strstr(err.msg, "not an ELF file"),
 	      "elfsyms rejects a truncated ELF header: %s", err.msg);
 }
@@ -302,7 +302,7 @@ static void test_errors(void)
 /* This test binary: dynamically linked, with its own functions in .symtab. */
 static void test_self(void)
 {
-	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	struct ufn_probe p[ELFSYMS_MAX_PROBES];
 	struct mt_err err;
 
 	check(elfsyms_defines("/proc/self/exe", "elfsyms_tests", &err) == 1 &&
@@ -313,7 +313,7 @@ static void test_self(void)
 	      elfsyms_defines("/proc/self/exe", "no_such_function", &err) == 0,
 	      "elfsyms_defines ignores data, static functions and unknown names");
 	check(elfsyms_defines("/proc/self/exe", "malloc", &err) == 0 &&
-	      elfsyms_find_allocators("/proc/self/exe", p, MEMTRACE_UFN_MAX, &err) == 0,
+	      elfsyms_find_allocators("/proc/self/exe", p, ELFSYMS_MAX_PROBES, &err) == 0,
 	      "elfsyms ignores the allocators a binary only imports (undefined)");
 }
 
@@ -367,7 +367,7 @@ static void check_fixture_probes(const char *what, const struct ufn_probe *p, in
 
 static void test_fixture_lib(void)
 {
-	struct ufn_probe p[MEMTRACE_UFN_MAX], q[MEMTRACE_UFN_MAX];
+	struct ufn_probe p[ELFSYMS_MAX_PROBES], q[ELFSYMS_MAX_PROBES];
 	char lib[256], stripped[256], obj[256];
 	struct mt_err err;
 	int n, m;
@@ -393,12 +393,12 @@ static void test_fixture_lib(void)
 		diag("%s", dlerror());
 		return;
 	}
-	n = elfsyms_find_allocators(lib, p, MEMTRACE_UFN_MAX, &err);
+	n = elfsyms_find_allocators(lib, p, ELFSYMS_MAX_PROBES, &err);
 	diag_probes("elfsyms-lib.so", p, n);
 	check_fixture_probes(".symtab", p, n, h);
 
 	if (have("objcopy") && run("objcopy --strip-all '%s' '%s'", lib, stripped)) {
-		m = elfsyms_find_allocators(stripped, q, MEMTRACE_UFN_MAX, &err);
+		m = elfsyms_find_allocators(stripped, q, ELFSYMS_MAX_PROBES, &err);
 		check(same_probes(p, n, q, m),
 		      "elfsyms finds the same in .dynsym alone (versions from .gnu.version)");
 		check_fixture_probes(".dynsym", q, m, h);
@@ -417,7 +417,7 @@ static void test_fixture_lib(void)
 
 	tmp_path(obj, sizeof(obj), "elfsyms-lib.o");
 	if (check(run("cc -c -fPIC -o '%s' '%s'", obj, src), "the fixture object builds"))
-		check(elfsyms_find_allocators(obj, q, MEMTRACE_UFN_MAX, &err) == -ENOEXEC &&
+		check(elfsyms_find_allocators(obj, q, ELFSYMS_MAX_PROBES, &err) == -ENOEXEC &&
 		      strstr(err.msg, "not an executable or shared object"),
 		      "elfsyms rejects a relocatable object: %s", err.msg);
 }
@@ -425,7 +425,7 @@ static void test_fixture_lib(void)
 /* A static binary stripped of everything has no symbol table at all. */
 static void test_no_symbols(void)
 {
-	struct ufn_probe p[MEMTRACE_UFN_MAX];
+	struct ufn_probe p[ELFSYMS_MAX_PROBES];
 	char exe[256], stripped[256];
 	struct mt_err err;
 	int rc;
@@ -441,11 +441,11 @@ static void test_no_symbols(void)
 		   run("objcopy --strip-all '%s' '%s'", exe, stripped),
 		   "a static binary builds, and strips"))
 		return;
-	rc = elfsyms_find_allocators(exe, p, MEMTRACE_UFN_MAX, &err);
+	rc = elfsyms_find_allocators(exe, p, ELFSYMS_MAX_PROBES, &err);
 	check(rc > 0 && find_probe(p, rc, MEMTRACE_UFN_MALLOC) &&
 	      elfsyms_defines(exe, "malloc", &err) == 1,
 	      "elfsyms finds malloc in a static (ET_EXEC) binary's .symtab");
-	rc = elfsyms_find_allocators(stripped, p, MEMTRACE_UFN_MAX, &err);
+	rc = elfsyms_find_allocators(stripped, p, ELFSYMS_MAX_PROBES, &err);
 	check(rc == -ENOENT && strstr(err.msg, "stripped") && strstr(err.msg, stripped),
 	      "elfsyms reports no symbol table as -ENOENT: %s", err.msg);
 	rc = elfsyms_defines(stripped, "malloc", &err);

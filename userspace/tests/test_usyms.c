@@ -3,7 +3,9 @@
  * The user-space symbolizer against real processes: this one (built with
  * -g, so its own functions resolve down to the line), libc, a library
  * dlopen'ed after the symbolizer started, one deleted after it was mapped,
- * and forked children that die.
+ * forked children that die, a C++ library (demangled names), and static
+ * programs chroot'ed into trees that hold their debug files (by build-id,
+ * by .gnu_debuglink).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -641,6 +643,154 @@ static void test_speed(void)
 	usyms_free(u);
 }
 
+/* ---- C++ names, and debug files in the process's own tree ------------ */
+
+static char cxx_tmp[64];
+
+static bool run_quiet(const char *cmd)
+{
+	char buf[8192];
+
+	snprintf(buf, sizeof(buf), "%s >/dev/null 2>&1", cmd);
+	fflush(stdout);
+	return system(buf) == 0;
+}
+
+/* A frame of a C++ function reads as the source spells it. */
+static void test_demangle(void)
+{
+	char lib_path[128], cmd[1024];
+	uint64_t (*make)(uint64_t (*)(void)), ret;
+	struct usyms *u = NULL;
+	struct mt_err err;
+	void *lib;
+
+	if (!make_tmpdir(cxx_tmp, sizeof(cxx_tmp), "usyms-cxx")) {
+		check(false, "a temporary directory for the C++ fixture");
+		return;
+	}
+	snprintf(lib_path, sizeof(lib_path), "%s/libusyms-cxx.so", cxx_tmp);
+	snprintf(cmd, sizeof(cmd), "c++ -shared -fPIC -O1 -g -o '%s' '%s'", lib_path,
+		 fixture_path("usyms-cxx.cc"));
+	if (!run_quiet(cmd)) {
+		check(true, "usyms demangles C++ names # SKIP no C++ compiler (c++)");
+		remove_tree(cxx_tmp);
+		return;
+	}
+	lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+	make = lib ? (uint64_t (*)(uint64_t (*)(void)))dlsym(lib, "_ZN4demo6Widget4makeEPFmvE") :
+		     NULL;
+	if (!check(make != NULL, "the C++ fixture loads: %s", make ? lib_path : dlerror())) {
+		remove_tree(cxx_tmp);
+		return;
+	}
+	ret = make(capture_ret);
+	if (usyms_new(getpid(), &u, &err) == 0) {
+		usyms_format(u, ret, test_lines, LINE_LEN, MAX_LINES);
+		check(!strncmp(line_at(0), "demo::Widget::make(unsigned long (*)())+0x", 42) &&
+		      strstr(line_at(0), "[libusyms-cxx.so] usyms-cxx.cc:"),
+		      "a C++ frame is demangled: %s", line_at(0));
+		usyms_free(u);
+	} else {
+		check(false, "usyms starts on this process: %s", err.msg);
+	}
+	dlclose(lib);
+	remove_tree(cxx_tmp);
+}
+
+/*
+ * A static program in a chroot whose debug info is only in a separate
+ * file of that chroot's tree (how: "build-id" or "debuglink"): its frame
+ * has a line only if usyms looks there.
+ */
+static void debug_in_root(const char *how)
+{
+	char dir[64], cmd[4096], addr_text[64] = "";
+	int out[2], status;
+	struct usyms *u = NULL;
+	struct mt_err err;
+	uint64_t work = 0;
+	ssize_t n;
+	pid_t pid;
+
+	char *src = realpath(fixture_path("usyms-debug.c"), NULL);
+
+	if (!src || !make_tmpdir(dir, sizeof(dir), "usyms-root")) {
+		check(false, "the debug fixture and a temporary directory");
+		free(src);
+		return;
+	}
+	/* Build, keep the debug info aside, strip every symbol from the program. */
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd '%s'; cc -static -g -O1 -Wl,--build-id -o prog '%s'; "
+		 "objcopy --only-keep-debug prog prog.debug; "
+		 "if [ %s = build-id ]; then "
+		 "  id=$(readelf -n prog | sed -n 's/.*Build ID: *//p'); "
+		 "  d=usr/lib/debug/.build-id/$(echo $id | cut -c1-2); mkdir -p $d; "
+		 "  mv prog.debug $d/$(echo $id | cut -c3-).debug; objcopy --strip-all prog; "
+		 "else mkdir .debug; mv prog.debug .debug/; "
+		 "  objcopy --strip-all --add-gnu-debuglink=.debug/prog.debug prog; fi",
+		 dir, src, how);
+	free(src);
+	if (!run_quiet("command -v objcopy && cc -print-file-name=libc.a | grep -q /")) {
+		check(true, "usyms finds a chroot's debug file by %s # SKIP no objcopy or "
+		      "static libc", how);
+		remove_tree(dir);
+		return;
+	}
+	if (!check(run_quiet(cmd), "a static program with its debug info aside by %s", how)) {
+		remove_tree(dir);
+		return;
+	}
+	if (pipe(out)) {
+		remove_tree(dir);
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		dup2(out[1], 1);
+		if (chroot(dir) == 0 && chdir("/") == 0)
+			execl("/prog", "prog", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	n = read(out[0], addr_text, sizeof(addr_text) - 1);
+	close(out[0]);
+	addr_text[n > 0 ? n : 0] = '\0';
+	work = strtoull(addr_text, NULL, 16);
+	if (!check(work != 0, "a program runs in a chroot (%s), its debug info aside by %s",
+		   dir, how)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		remove_tree(dir);
+		return;
+	}
+	if (usyms_new(pid, &u, &err) == 0) {
+		usyms_format(u, work + 1, test_lines, LINE_LEN, MAX_LINES);
+		check(!strncmp(line_at(0), "work+0x1 [prog] usyms-debug.c:", 30),
+		      "usyms finds the debug file in the process's own tree by %s: %s", how,
+		      line_at(0));
+	} else {
+		check(false, "usyms starts on the chroot'ed program: %s", err.msg);
+	}
+	/* Once the process is gone, its tree still resolves (new lookups). */
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	usyms_free(u);
+	remove_tree(dir);
+}
+
+static void test_debug_files(void)
+{
+	if (geteuid() != 0) {
+		check(true, "usyms finds debug files in a chroot # SKIP not root (chroot)");
+		return;
+	}
+	debug_in_root("build-id");
+	debug_in_root("debuglink");
+}
+
 void usyms_tests(void)
 {
 	test_self();
@@ -652,5 +802,7 @@ void usyms_tests(void)
 	test_deleted();
 	test_no_process();
 	test_kernel_thread();
+	test_demangle();
+	test_debug_files();
 	test_speed();
 }

@@ -187,6 +187,18 @@ struct memtrace_activity {
 	__u64 stack_pool_size;	/* bytes of the stack pool */
 };
 
+/* Address spaces user mode traces at once (memtrace_target_state.procs). */
+#define MEMTRACE_MAX_PROCS	64
+
+/* One address space user mode traces: a process, or one image of it. */
+struct memtrace_proc {
+	__s32 pid;		/* thread group, in the pid namespace of the reader that named the target */
+	__u8 how;		/* MEMTRACE_PROC_* */
+	__u8 from;		/* the slot it was forked from, or whose process exec'd it */
+	__u16 __pad;
+	__u64 start_ns;		/* CLOCK_MONOTONIC when it was taken in */
+};
+
 /*
  * The traced process, in user mode.  Grown at the end of the header, so a
  * reader checks header_size before reading it.
@@ -198,12 +210,23 @@ struct memtrace_target_state {
 	__u64 nested;		/* allocator calls inside another one (realloc -> malloc): counted once, as the outer */
 	__u64 stack_faults;	/* user stacks cut short by an unreadable frame */
 	__u32 nr_uprobes;	/* uprobes registered (entry + return count as one) */
-	__u32 nr_processes;	/* address spaces traced: the target and the children followed */
-	__u64 forks_full;	/* children not followed: too many processes traced */
+	__u32 nr_processes;	/* address spaces traced: the target, children followed, images exec'd */
+	__u64 forks_full;	/* children or images not followed: too many processes traced */
+	/*
+	 * The address spaces traced (nr_processes of them), in the order
+	 * they were taken in.  An allocation's slot is its index here: the
+	 * cache_id of the user kinds' memtrace_stat_rec, memtrace_alloc_rec
+	 * and memtrace_trace_rec.
+	 */
+	struct memtrace_proc procs[MEMTRACE_MAX_PROCS];
 };
 
-/* The target exec'd: its earlier image's allocations were let go. */
+/* A traced process exec'd (its new image is traced in a slot of its own). */
 #define MEMTRACE_TARGET_EXECED	(1U << 0)
+
+#define MEMTRACE_PROC_TARGET	1	/* the process MEMTRACE_IOC_TARGET named */
+#define MEMTRACE_PROC_FORK	2	/* a child of a traced process (MEMTRACE_TARGET_FOLLOW_FORKS) */
+#define MEMTRACE_PROC_EXEC	3	/* the new image of a traced process that exec'd */
 
 struct memtrace_snap_header {
 	__u32 magic;		/* MEMTRACE_SNAP_MAGIC */
@@ -322,7 +345,7 @@ struct memtrace_stack_rec {
  */
 struct memtrace_stat_rec {
 	__u32 stack_id;
-	__u16 cache_id;
+	__u16 cache_id;		/* user kinds: the process slot (memtrace_target_state.procs) */
 	__u8 kind;
 	__u8 __pad0;
 	__u64 total_allocs;
@@ -346,7 +369,7 @@ struct memtrace_alloc_rec {
 	__u32 bytes_req;
 	__u32 bytes_alloc;
 	__u32 pid;		/* allocating task (thread) */
-	__u16 cache_id;
+	__u16 cache_id;		/* user kinds: the process slot (memtrace_target_state.procs) */
 	__u8 kind;
 	__u8 __pad0;
 	__u32 __pad1;
@@ -401,7 +424,7 @@ struct memtrace_trace_rec {
 	__u32 pid;		/* the task allocating, or freeing */
 	__u8 type;		/* MEMTRACE_TRACE_* */
 	__u8 kind;		/* MEMTRACE_KIND_* */
-	__u16 cache_id;
+	__u16 cache_id;		/* user kinds: the process slot (memtrace_target_state.procs) */
 	__u32 __pad;
 	char comm[MEMTRACE_COMM_LEN];
 };
@@ -420,8 +443,9 @@ struct memtrace_target {
 
 /*
  * Also trace the processes the target forks (and theirs), from the fork
- * on; an exec ends the tracing of that process.  Without it a child takes
- * no trap.  A followed process's addresses in memtrace_alloc_rec.addr and
+ * on (a child that shares its parent's memory, vfork, from its exec on).
+ * Without it a child takes no trap.  An exec of a traced process is
+ * followed either way: its new image is traced under a slot of its own.  A followed process's addresses in memtrace_alloc_rec.addr and
  * memtrace_trace_rec.addr carry its slot in bits 48-55 (the target's: 0),
  * as addresses repeat across forks: MEMTRACE_USER_ADDR() gives the address.
  */
@@ -444,14 +468,24 @@ struct memtrace_target {
 #define MEMTRACE_UFN_MMAP		11	/* mmap(addr, len, ...) */
 #define MEMTRACE_UFN_MUNMAP		12	/* munmap(addr, len) */
 #define MEMTRACE_UFN_MREMAP		13	/* mremap(old, old_len, new_len, ...) */
-#define MEMTRACE_UFN_MAX		13
+/*
+ * C++ operator delete(ptr, ...), every variant: a free whose own call to
+ * free() (libstdc++'s calls it) is part of it, not a second free.  operator
+ * new is MEMTRACE_UFN_MALLOC: its size is its first argument too.
+ */
+#define MEMTRACE_UFN_DELETE		14
+#define MEMTRACE_UFN_MAX		14
 
 /*
  * One allocator function to probe: the file (an open descriptor of the ELF
  * object, e.g. libc as the target maps it) and the file offset of the
  * function's first instruction.  Probes are armed by MEMTRACE_IOC_START,
- * only in the target's address space, and removed by STOP, by a new
- * target, or when the file that added them is closed.
+ * only in the address spaces traced, and removed by STOP, by a new target,
+ * or when the file that added them is closed.  While tracing, a probe
+ * handed over is armed at once (an exec'd image's libc), and handing over
+ * one already armed arms it in the address spaces that mapped its file
+ * before they were traced (an exec'd image's executable); before START,
+ * the same probe twice is refused (EEXIST).
  */
 struct memtrace_uprobe {
 	__u32 size;		/* sizeof(struct memtrace_uprobe) */
@@ -461,7 +495,7 @@ struct memtrace_uprobe {
 	__u32 __pad;
 };
 #define MEMTRACE_UPROBE_SIZE_VER0	24
-#define MEMTRACE_MAX_UPROBES		64
+#define MEMTRACE_MAX_UPROBES		128
 
 /* ---- ioctls ------------------------------------------------------------ */
 

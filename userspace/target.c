@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A user-mode session's target; see target.h.
+ */
+#include "target.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+#include "spawn.h"
+#include "usermode.h"
+#include "usyms.h"
+
+struct target {
+	const struct mt_options *o;
+	struct mt_device *dev;
+	struct spawn *spawn;		/* -c, -- */
+	struct usermode *um;
+	struct images *images;
+	pid_t pid;
+	bool ended;
+	bool have_status;
+	int status;			/* the command's wait status */
+	unsigned int slots_seen;	/* -p: slots looked at for an exec */
+};
+
+static void note_unprobed(const char *prog, pid_t pid)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	fprintf(stderr, "%s: note: pid %d (%s) has no allocator to probe (static and "
+		"stripped?): its allocations are not traced; an image it execs will be\n",
+		prog, (int)pid, path);
+}
+
+/* A new image of pid, held after its loader's work: probe it, read its symbols. */
+static int new_image(struct target *t, pid_t pid, bool first, const char *prog,
+		     struct mt_err *err)
+{
+	/* -p names the whole target: nothing to probe there is an error. */
+	bool strict = !t->spawn;
+	int ret;
+
+	ret = usermode_probe_image(t->um, t->dev, pid, strict, err);
+	if (ret == 0 && first)
+		note_unprobed(prog, pid);
+	if (ret < 0)
+		return ret;
+	return images_add(t->images, pid, err);
+}
+
+/* -c: the command's first image, held; the module is told of it then. */
+static int first_image(struct target *t, const char *prog, struct mt_err *err)
+{
+	struct pollfd p = { spawn_event_fd(t->spawn), POLLIN, 0 };
+	struct spawn_event ev;
+	int ret;
+
+	for (;;) {
+		if (!spawn_next(t->spawn, &ev)) {
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				return mt_errf(err, errno, "poll: %s", strerror(errno));
+			continue;
+		}
+		if (ev.kind == SPAWN_EV_ENDED) {
+			t->ended = t->have_status = true;
+			t->status = ev.status;
+			return mt_errf(err, ECHILD, "'%s' ended before its program ran (exit "
+				       "status %d)", t->o->cmd_argv[0], spawn_exit_code(ev.status));
+		}
+		if (ev.kind == SPAWN_EV_IMAGE && ev.pid == t->pid)
+			break;
+		spawn_release(t->spawn, ev.pid);
+	}
+	ret = device_set_target(t->dev, t->pid, t->o->follow_forks, err);
+	if (!ret)
+		ret = new_image(t, t->pid, true, prog, err);
+	return ret;
+}
+
+#define PROG "memtrace-read"
+
+int target_open(const struct mt_options *o, struct mt_device *dev, struct target **out,
+		int *exit_code, struct mt_err *err)
+{
+	struct target *t = calloc(1, sizeof(*t));
+	int ret;
+
+	if (!t)
+		return mt_errf(err, ENOMEM, "out of memory");
+	t->o = o;
+	t->dev = dev;
+	usyms_allow_debuginfod(o->debuginfod);
+	t->um = usermode_new((const char *const *)o->objs, o->nr_objs);
+	t->images = images_new();
+	if (!t->um || !t->images) {
+		ret = mt_errf(err, ENOMEM, "out of memory");
+	} else if (o->cmd_argv) {
+		ret = spawn_start(o->cmd_argv, o->follow_forks, &t->spawn, err);
+		if (!ret) {
+			t->pid = spawn_pid(t->spawn);
+			ret = spawn_exec(t->spawn, err);
+			if (ret)
+				*exit_code = ret == -ENOENT ? 127 : 126;
+		}
+		if (!ret)
+			ret = first_image(t, PROG, err);
+	} else {
+		t->pid = o->pid;
+		ret = device_set_target(dev, t->pid, o->follow_forks, err);
+		if (!ret)
+			ret = new_image(t, t->pid, true, PROG, err);
+	}
+	if (ret) {
+		target_close(t, NULL);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+pid_t target_pid(const struct target *t)
+{
+	return t->pid;
+}
+
+void target_go(struct target *t)
+{
+	if (t->spawn)
+		spawn_release(t->spawn, t->pid);
+}
+
+int target_fd(const struct target *t)
+{
+	return t->spawn ? spawn_event_fd(t->spawn) : -1;
+}
+
+bool target_update(struct target *t, const char *prog)
+{
+	struct spawn_event ev;
+	struct mt_err err;
+
+	if (!t->spawn) {
+		if (!t->ended && !procfs_alive(t->pid))
+			t->ended = true;
+		return t->ended;
+	}
+	while (spawn_next(t->spawn, &ev)) {
+		switch (ev.kind) {
+		case SPAWN_EV_IMAGE:
+			if (new_image(t, ev.pid, false, prog, &err) < 0)
+				fprintf(stderr, "%s: pid %d exec'd: %s\n", prog, (int)ev.pid,
+					err.msg);
+			spawn_release(t->spawn, ev.pid);
+			break;
+		case SPAWN_EV_EXITING:
+			/* Its mappings, for the stacks it leaves, while they are there. */
+			images_refresh(t->images, ev.pid);
+			spawn_release(t->spawn, ev.pid);
+			break;
+		case SPAWN_EV_ENDED:
+			t->ended = t->have_status = true;
+			t->status = ev.status;
+			break;
+		}
+	}
+	return t->ended;
+}
+
+/* No later slot holds another image of the same process. */
+static bool is_current(const struct memtrace_target_state *ts, unsigned int slot)
+{
+	for (unsigned int i = slot + 1; i < ts->nr_processes; i++)
+		if (ts->procs[i].pid == ts->procs[slot].pid)
+			return false;
+	return true;
+}
+
+void target_snapshot(struct target *t, const struct memtrace_target_state *ts)
+{
+	unsigned int n = ts->nr_processes < MEMTRACE_MAX_PROCS ? ts->nr_processes :
+			 MEMTRACE_MAX_PROCS;
+
+	/*
+	 * -p does not see an exec happen: an image exec'd since the last
+	 * snapshot is probed now (the libraries it shares with the old one
+	 * are armed already), if it is still the one its process runs.
+	 */
+	for (unsigned int i = t->slots_seen; !t->spawn && i < n; i++) {
+		struct mt_err ignored;
+
+		if (ts->procs[i].how == MEMTRACE_PROC_EXEC && is_current(ts, i) &&
+		    procfs_alive(ts->procs[i].pid))
+			usermode_probe_image(t->um, t->dev, ts->procs[i].pid, false, &ignored);
+	}
+	t->slots_seen = n;
+	images_sync(t->images, ts, !t->spawn);
+}
+
+struct images *target_images(const struct target *t)
+{
+	return t->images;
+}
+
+bool target_exit_code(const struct target *t, int *code)
+{
+	if (!t->have_status)
+		return false;
+	*code = spawn_exit_code(t->status);
+	return true;
+}
+
+void target_close(struct target *t, const char *prog)
+{
+	const char *unmapped;
+
+	if (!t)
+		return;
+	spawn_finish(t->spawn);
+	if (prog && t->um && (unmapped = usermode_unmapped(t->um)))
+		fprintf(stderr, "%s: note: -O %s: no image of the command mapped it\n", prog,
+			unmapped);
+	usermode_free(t->um);
+	images_free(t->images);
+	free(t);
+}
