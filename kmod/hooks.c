@@ -743,12 +743,18 @@ struct mt_reassign {
 	struct mt_live now;
 };
 
-/* An entry older than the call: give it to the caller, as allocated now. */
+/*
+ * An entry from before the call: give it to the caller, as allocated now.
+ * "Before" includes the call's first clock tick: where the clocksource is
+ * jiffies (a guest whose TSC was found unstable) the clock moves in ticks,
+ * and a pool made just before is in the same one.  An element the pool's
+ * allocator made within that tick is the same caller's anyway.
+ */
 static bool mt_reassign_edit(struct mt_live *e, void *arg)
 {
 	const struct mt_reassign *r = arg;
 
-	if (e->ts_ns < r->since_ns) {
+	if (e->ts_ns <= r->since_ns) {
 		e->stack_id = r->now.stack_id;
 		e->ts_ns = r->now.ts_ns;
 		e->pid = r->now.pid;
@@ -772,7 +778,7 @@ void mt_record_reassign(unsigned long addr, u8 kind, u64 since_ns, unsigned long
 	r.now.pid = in_task() ? current->pid : 0;
 	r.now.comm_id = mt_current_comm(c);
 	if (mt_livetab_edit(&mt.live, addr, mt_kind_ns(kind), mt_reassign_edit, &r, &before) &&
-	    before.ts_ns < since_ns) {
+	    before.ts_ns <= since_ns) {
 		after = before;
 		mt_reassign_edit(&after, &r);
 		mt_stat_move(c, &before, &after);

@@ -108,7 +108,7 @@ void mt_record_resize(unsigned long addr, size_t bytes);
 /* Whether addr (in the address space of kind) is in the index now. */
 bool mt_is_recorded(unsigned long addr, u8 kind);
 /*
- * A recorded allocation made before since_ns changes hands, as a mempool
+ * A recorded allocation made by since_ns changes hands, as a mempool
  * element taken from its reserve: it is the current caller's (stack from
  * call_site), made now.
  */
