@@ -19,7 +19,9 @@
 #           made); tests/lockdown/*.sh in the guest labelled lockdown: the
 #           debug kernel booted with lockdown=confidentiality
 #           module.sig_enforce=1, a short run of its own (lockdown refuses
-#           debugfs, so it has no kmemleak check)
+#           debugfs, so it has no kmemleak check).  Two guests run at a
+#           time (the debug one beside the others, in turn); their output
+#           is shown in order when all are done (build/logs/guest-LABEL.out)
 #   fuzz    not by default (make fuzz): tests/e2e/80-fuzz.sh alone on the
 #           debug kernel for FUZZ_SECONDS (default 900)
 #
@@ -231,69 +233,108 @@ if wants debug; then
 fi
 
 # -------------------------------------------------------------- d. guest
+# guest_args LABEL: set args to run-guest.sh's arguments for guest LABEL, or
+# print why it cannot run (a "not ok" line) and return 1.
+guest_args() {
+	local l=$1 kv img tl
+	kv=${KVER_OF[$l]:-}
+	args=(--label "$l" --scripts "$top/tests/e2e/*.sh")
+	case $l in
+	debug)
+		img=${DEBUG_TREE:+$DEBUG_TREE/arch/x86/boot/bzImage}
+		# KASAN + lockdep + kmemleak under TCG: slow.
+		args+=(--timeout 3600 --timeout-scale 3 --sign "$DEBUG_TREE")
+		;;
+	lockdown)
+		# The debug kernel, locked down; kmemleak off (lockdown
+		# refuses debugfs: it could not be read anyway).
+		kv=${KVER_OF[debug]:-}
+		img=${DEBUG_TREE:+$DEBUG_TREE/arch/x86/boot/bzImage}
+		args=(--label "$l" --scripts "$top/tests/lockdown/*.sh" --timeout 1200
+		      --timeout-scale 3 --sign "$DEBUG_TREE"
+		      --append "lockdown=confidentiality module.sig_enforce=1 kmemleak=off")
+		;;
+	*)
+		img=${kv:+/boot/vmlinuz-$kv}
+		# User mode under Valgrind Memcheck takes minutes of it.
+		args+=(--timeout 1800)
+		[ -d "$B/install/modtree/$kv" ] && args+=(--modules-tree "$B/install/modtree/$kv")
+		;;
+	esac
+	if { [ "$l" = debug ] || [ "$l" = lockdown ]; } && [ -z "$DEBUG_TREE" ]; then
+		echo "not ok - $l: guest run skipped (no debug kernel: see the debug stage)"
+		return 1
+	fi
+	if [ -z "$kv" ] || [ ! -f "$img" ]; then
+		echo "not ok - $l: guest run skipped (no kernel image for $l)"
+		return 1
+	fi
+	# The lockdown guest runs the debug kernel's builds.
+	tl=$l
+	[ "$l" = lockdown ] && tl=debug
+	if wants build || [ "$tl" = debug ]; then
+		if [ -z "${KO_OK[$tl]:-}" ]; then
+			echo "not ok - $l: guest run skipped (memtrace.ko for $kv did not build)"
+			return 1
+		fi
+	elif [ ! -f "$B/kmod-$kv/memtrace.ko" ]; then
+		echo "not ok - $l: guest run skipped (no $B/kmod-$kv/memtrace.ko)"
+		return 1
+	fi
+	args+=(--kernel "$img" --ko-dir "$B/kmod-$kv")
+	if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ]; }; then
+		[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
+	fi
+	[ -d "$B/guest-kmods-$kv" ] && args+=(--ko-dir "$B/guest-kmods-$kv")
+	[ -d "$B/user" ] && args+=(--bin-dir "$B/user")
+	[ -d "$B/progs" ] && args+=(--bin-dir "$B/progs")
+	[ -d "$B/guest-data" ] && args+=(--data-dir "$B/guest-data")
+	# Real programs and Valgrind Memcheck, for the user-mode tests.
+	args+=(--host-files "$top/tests/e2e/host-files.list")
+	return 0
+}
+
+# run_guests LABEL...: each guest in turn, its output in $LOGS/guest-LABEL.out.
+run_guests() {
+	local l rc t0 args
+	for l in "$@"; do
+		t0=$(date +%s.%N)
+		echo "# guest $l: started"
+		if guest_args "$l" >"$LOGS/guest-$l.out"; then
+			# run-guest.sh has its own qemu timeout; this one is a backstop.
+			timeout -k 10 3900 tests/guest/run-guest.sh "${args[@]}" \
+				</dev/null >>"$LOGS/guest-$l.out" 2>&1
+			rc=$?
+			[ "$rc" -eq 0 ] || grep -q "^not ok - $l: " "$LOGS/guest-$l.out" ||
+				echo "not ok - $l: run-guest.sh exited $rc" >>"$LOGS/guest-$l.out"
+		fi
+		echo "# guest $l: done in $(elapsed "$t0") s"
+	done
+}
+
 if wants guest; then
+	stage "guests ($GUESTS)"
+	# Each guest is one single-threaded TCG qemu: two at a time keep two
+	# cores busy.  The debug kernel's run is the longest: it goes alone,
+	# the others one after another beside it.
+	lane_debug= lane_rest=
 	for l in $GUESTS; do
-		stage "guest $l"
-		kv=${KVER_OF[$l]:-}
-		args=(--label "$l" --scripts "$top/tests/e2e/*.sh")
-		case $l in
-		debug)
-			img=${DEBUG_TREE:+$DEBUG_TREE/arch/x86/boot/bzImage}
-			# KASAN + lockdep + kmemleak under TCG: slow.
-			args+=(--timeout 3600 --timeout-scale 3 --sign "$DEBUG_TREE")
-			;;
-		lockdown)
-			# The debug kernel, locked down; kmemleak off (lockdown
-			# refuses debugfs: it could not be read anyway).
-			kv=${KVER_OF[debug]:-}
-			img=${DEBUG_TREE:+$DEBUG_TREE/arch/x86/boot/bzImage}
-			args=(--label "$l" --scripts "$top/tests/lockdown/*.sh" --timeout 1200
-			      --timeout-scale 3 --sign "$DEBUG_TREE"
-			      --append "lockdown=confidentiality module.sig_enforce=1 kmemleak=off")
-			;;
-		*)
-			img=${kv:+/boot/vmlinuz-$kv}
-			# User mode under Valgrind Memcheck takes minutes of it.
-			args+=(--timeout 1800)
-			[ -d "$B/install/modtree/$kv" ] && args+=(--modules-tree "$B/install/modtree/$kv")
-			;;
-		esac
-		if { [ "$l" = debug ] || [ "$l" = lockdown ]; } && [ -z "$DEBUG_TREE" ]; then
-			tap "not ok - $l: guest run skipped (no debug kernel: see the debug stage)"
-			continue
+		rm -f "$LOGS/guest-$l.out"
+		if [ "$l" = debug ]; then
+			lane_debug=debug
+		else
+			lane_rest="$lane_rest $l"
 		fi
-		if [ -z "$kv" ] || [ ! -f "$img" ]; then
-			tap "not ok - $l: guest run skipped (no kernel image for $l)"
-			continue
-		fi
-		# The lockdown guest runs the debug kernel's builds.
-		tl=$l
-		[ "$l" = lockdown ] && tl=debug
-		if wants build || [ "$tl" = debug ]; then
-			if [ -z "${KO_OK[$tl]:-}" ]; then
-				tap "not ok - $l: guest run skipped (memtrace.ko for $kv did not build)"
-				continue
-			fi
-		elif [ ! -f "$B/kmod-$kv/memtrace.ko" ]; then
-			tap "not ok - $l: guest run skipped (no $B/kmod-$kv/memtrace.ko)"
-			continue
-		fi
-		args+=(--kernel "$img" --ko-dir "$B/kmod-$kv")
-		if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ]; }; then
-			[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
-		fi
-		[ -d "$B/guest-kmods-$kv" ] && args+=(--ko-dir "$B/guest-kmods-$kv")
-		[ -d "$B/user" ] && args+=(--bin-dir "$B/user")
-		[ -d "$B/progs" ] && args+=(--bin-dir "$B/progs")
-		[ -d "$B/guest-data" ] && args+=(--data-dir "$B/guest-data")
-		# Real programs and Valgrind Memcheck, for the user-mode tests.
-		args+=(--host-files "$top/tests/e2e/host-files.list")
-		# run-guest.sh has its own qemu timeout; this one is a backstop.
-		timeout -k 10 3900 tests/guest/run-guest.sh "${args[@]}" </dev/null 2>&1 | stream ""
-		rc=${PIPESTATUS[0]}
-		if [ "$rc" -ne 0 ] && ! grep -q "^not ok - $l: " "$TAP"; then
-			tap "not ok - $l: run-guest.sh exited $rc"
-		fi
+	done
+	# shellcheck disable=SC2086 # lists of labels
+	{
+		run_guests $lane_debug &
+		run_guests $lane_rest &
+		wait
+	}
+	for l in $GUESTS; do
+		echo "== guest $l"
+		stream "" <"$LOGS/guest-$l.out"
 	done
 fi
 
