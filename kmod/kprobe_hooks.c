@@ -152,7 +152,11 @@ static unsigned long mt_vmalloc_fn_start, mt_vmalloc_fn_end;
  */
 static bool mt_vmalloc_nested(void)
 {
-	unsigned long frames[8];
+	/*
+	 * Deep enough for a probe entered by int3 (no ftrace-based kprobes):
+	 * the exception's and the kprobe core's frames come first.
+	 */
+	unsigned long frames[24];
 	unsigned int i, n;
 
 	if (!mt_vmalloc_fn_start)

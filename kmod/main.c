@@ -19,6 +19,7 @@
 
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/kmemleak.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -181,6 +182,8 @@ static long mt_ioctl_set_buffer(struct mt_file *f, void __user *arg)
 		kfree(b);
 		return -ENOMEM;
 	}
+	/* Snapshots hold allocation addresses: no references for kmemleak. */
+	kmemleak_no_scan(b->mem);
 	b->size = size;
 	refcount_set(&b->ref, 1);
 	mutex_lock(&f->lock);

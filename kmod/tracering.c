@@ -2,6 +2,7 @@
 /*
  * The trace ring; see tracering.h.
  */
+#include <linux/kmemleak.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/vmalloc.h>
@@ -36,6 +37,8 @@ int mt_ring_resize(struct mt_ring *r, u32 records)
 	recs = vmalloc(array_size(records, sizeof(*recs)));
 	if (!recs)
 		return -ENOMEM;
+	/* Records hold allocation addresses: no references for kmemleak. */
+	kmemleak_no_scan(recs);
 	mutex_lock(&r->read_lock);
 	irq_work_sync(&r->wake);
 	vfree(r->recs);
