@@ -142,34 +142,26 @@ static int mt_kp_krealloc(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* ---- vmalloc --------------------------------------------------------------- */
 
 /* Where __vmalloc_node_range() is: [start, end). */
-#define MT_ENTRY_BYTES	16
 static unsigned long mt_vmalloc_fn_start, mt_vmalloc_fn_end;
 
 /*
  * A vmalloc inside vmalloc (the array of a big area's pages): its caller
  * argument is the outer call's, which would file it under the outer
- * call's stack.  Its own return address names it instead.
+ * call's stack.  Its own return address names it instead.  Asked on the
+ * return, where the stack is the function's caller's: on entry a probe
+ * entered by int3 or an optimized probe's detour buffer may hide it.
  */
 static bool mt_vmalloc_nested(void)
 {
-	/*
-	 * Deep enough for a probe entered by int3 (no ftrace-based kprobes):
-	 * the exception's and the kprobe core's frames come first.
-	 */
 	unsigned long frames[24];
 	unsigned int i, n;
 
 	if (!mt_vmalloc_fn_start)
 		return false;
 	n = stack_trace_save(frames, ARRAY_SIZE(frames), 0);
-	/*
-	 * A return address inside it, past its entry: the probe of this very
-	 * call is entered from the function's first instruction (the ftrace
-	 * call), whose return address is within the first few bytes.
-	 */
+	/* A return address inside it: the outer call's. */
 	for (i = 0; i < n; i++)
-		if (frames[i] > mt_vmalloc_fn_start + MT_ENTRY_BYTES &&
-		    frames[i] <= mt_vmalloc_fn_end)
+		if (frames[i] > mt_vmalloc_fn_start && frames[i] < mt_vmalloc_fn_end)
 			return true;
 	return false;
 }
@@ -183,7 +175,7 @@ static int mt_kp_vmalloc_entry(struct kretprobe_instance *ri, struct pt_regs *re
 	struct mt_kp_call *call = mt_call(ri);
 
 	call->arg[0] = mt_arg(regs, 0);
-	call->arg[1] = mt_vmalloc_nested() ? 0 : mt_arg(regs, 8);
+	call->arg[1] = mt_arg(regs, 8);
 	return 0;
 }
 
@@ -195,7 +187,6 @@ static int mt_kp_vmalloc(struct kretprobe_instance *ri, struct pt_regs *regs)
 	u32 stack_id = 0;
 	struct mt_alloc_event ev = {
 		.addr = addr,
-		.call_site = call->arg[1] ?: get_kretprobe_retaddr(ri),
 		.bytes_req = call->arg[0],
 		.bytes_alloc = bytes,
 		.kind = MEMTRACE_KIND_VMALLOC,
@@ -204,6 +195,8 @@ static int mt_kp_vmalloc(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!addr)
 		return 0;
+	ev.call_site = call->arg[1] && !mt_vmalloc_nested() ? call->arg[1] :
+		       get_kretprobe_retaddr(ri);
 	if (!mt_record_alloc(&ev))
 		stack_id = 0;
 	mt_record_vmalloc_pages(addr, bytes >> PAGE_SHIFT, stack_id);
