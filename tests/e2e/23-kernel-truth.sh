@@ -109,7 +109,29 @@ else
 		     p && /\[<[0-9a-f]+>\]/ { sub(/.*\] /, ""); sub(/\/0x[0-9a-f]+.*/, ""); print n, $0 }' "$KML")
 	nleaks=$(printf '%s\n' "$leaks" | awk 'NF { n[$1] = 1 } END { print length(n) }')
 	diag "kmemleak: $(printf '%s\n' "$leaks" | head -n 12)"
-	check_eq "kmemleak reports the 3 unreachable kmalloc(300)" 3 "$nleaks"
+	if [ "$nleaks" -eq 0 ]; then
+		# Does memtrace hide them (its tables hold their addresses), or
+		# does kmemleak not see them here at all?  Again, untraced.
+		echo 1 >"$PATHS/reclaim"
+		echo clear >"$KML"
+		echo 1 >"$PATHS/unreachable"
+		sleep $((6 * ${MTT_TIMEOUT_SCALE:-1}))
+		echo scan >"$KML"
+		echo scan >"$KML"
+		if grep -q 'unreferenced object .*(size 300)' "$KML"; then
+			not_ok "kmemleak reports the 3 unreachable kmalloc(300)" \
+				"it does untraced: memtrace hides them from it"
+		else
+			skip "kmemleak reports the 3 unreachable kmalloc(300)" \
+				"this kmemleak reports none of them even untraced: the oracle is blind here"
+			skip "each kmemleak backtrace equals memtrace's stack, frame by frame" \
+				"no kmemleak report to compare"
+		fi
+		echo 1 >"$PATHS/reclaim"
+		echo clear >"$KML"
+	else
+		check_eq "kmemleak reports the 3 unreachable kmalloc(300)" 3 "$nleaks"
+	fi
 	# memtrace's stack of them, from paths_unreachable on: "func+0xoff" each.
 	mine=$(last_report_stacks "$OUT" | grep ' ;; paths_unreachable+' |
 		sed 's/^[^;]*;; //; s/ \[[a-z_0-9]*\]//g; s/ ;; /\n/g')
@@ -118,7 +140,7 @@ else
 		"$(last_report_stacks "$OUT")"
 	# Each kmemleak backtrace, from paths_unreachable on, is memtrace's stack.
 	bad=0
-	for i in 1 2 3; do
+	[ "$nleaks" -eq 0 ] || for i in 1 2 3; do
 		theirs=$(printf '%s\n' "$leaks" | awk -v i="$i" '$1 == i { print $2 }' |
 			sed -n '/^paths_unreachable+/,$p')
 		nt=$(printf '%s\n' "$theirs" | grep -c .)
@@ -128,7 +150,8 @@ else
 			diag "kmemleak #$i: $theirs"
 		fi
 	done
-	check_eq "each kmemleak backtrace equals memtrace's stack, frame by frame" 0 "$bad"
+	[ "$nleaks" -eq 0 ] ||
+		check_eq "each kmemleak backtrace equals memtrace's stack, frame by frame" 0 "$bad"
 	echo 1 >"$PATHS/reclaim"
 	echo clear >"$KML"
 fi
