@@ -35,6 +35,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -101,11 +102,12 @@ static struct {
 
 /* ---- what a call means --------------------------------------------- */
 
-/* Functions that end allocations (and make none). */
-static bool mt_ufn_is_free(u8 func)
+/* Functions that end allocations: free, and the resizers that move them. */
+static bool mt_ufn_frees(u8 func)
 {
 	return func == MEMTRACE_UFN_FREE || func == MEMTRACE_UFN_MUNMAP ||
-	       func == MEMTRACE_UFN_DELETE;
+	       func == MEMTRACE_UFN_DELETE || func == MEMTRACE_UFN_REALLOC ||
+	       func == MEMTRACE_UFN_REALLOCARRAY || func == MEMTRACE_UFN_MREMAP;
 }
 
 static bool mt_ufn_has_return(u8 func)
@@ -501,6 +503,14 @@ static void mt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		from = mt_user_find_tgid(task_tgid(rcu_dereference(p->real_parent)));
 		rcu_read_unlock();
 	}
+	/*
+	 * A setuid or unreadable program (not dumpable: ptrace could not
+	 * attach to it now) is not taken in: its allocations and stacks are
+	 * not the caller's to read.
+	 */
+	if (from >= 0 && (bprm->secureexec || !p->mm ||
+			  get_dumpable(p->mm) != SUID_DUMP_USER))
+		from = -1;
 	if (from >= 0) {
 		n = mt_user.nr_mms;
 		if (n < MT_USER_MAX_MMS && p->mm)
@@ -615,6 +625,7 @@ int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 {
 	struct task_struct *task;
 	struct mm_struct *mm;
+	int ret = -ESRCH;
 	struct pid *p;
 
 	if (mt_user.armed)
@@ -645,19 +656,32 @@ int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 	 */
 	mm = get_task_mm(task);
 	if (!mm) {
-		struct task_struct *t;
+		struct task_struct *t, *holder = NULL;
 
 		rcu_read_lock();
 		for_each_thread(task, t) {
 			mm = get_task_mm(t);
-			if (mm)
+			if (mm) {
+				holder = get_task_struct(t);
 				break;
+			}
 		}
 		rcu_read_unlock();
+		/*
+		 * The leader's check saw no mm, hence no dumpable state: ask
+		 * again of the thread whose mm it is.
+		 */
+		if (holder && !mt_ptrace_may_attach(holder)) {
+			mmput(mm);
+			mm = NULL;
+			ret = -EPERM;
+		}
+		if (holder)
+			put_task_struct(holder);
 	}
 	if (!mm) {
 		put_task_struct(task);
-		return -ESRCH;
+		return ret;
 	}
 	mt_user.owner = owner;
 	mt_user.pid = pid;
@@ -834,12 +858,12 @@ int mt_user_attach(void)
 			goto fail;
 	}
 	/*
-	 * Frees first: a running target's allocation recorded before the
-	 * probe on its free was armed would be a leak that is not one.
+	 * Frees (and resizers) first: a running target's allocation recorded
+	 * before the probe that ends it was armed would be a leak that is not.
 	 */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < mt_user.nr_probes; i++) {
-			if (mt_ufn_is_free(mt_user.probes[i].func) != !pass)
+			if (mt_ufn_frees(mt_user.probes[i].func) != !pass)
 				continue;
 			ret = mt_uprobe_arm(&mt_user.probes[i]);
 			if (ret)

@@ -175,6 +175,14 @@ static bool probed_before(struct usermode *um, int fd, bool remember)
 	return false;
 }
 
+/* free(), munmap(), operator delete, and the resizers that move a block. */
+static bool ufn_ends_allocations(uint32_t func)
+{
+	return func == MEMTRACE_UFN_FREE || func == MEMTRACE_UFN_MUNMAP ||
+	       func == MEMTRACE_UFN_DELETE || func == MEMTRACE_UFN_REALLOC ||
+	       func == MEMTRACE_UFN_REALLOCARRAY || func == MEMTRACE_UFN_MREMAP;
+}
+
 static int probe_object(struct usermode *um, struct mt_device *d, const char *open_path,
 			const char *shown, bool exe, struct mt_err *err)
 {
@@ -195,8 +203,15 @@ static int probe_object(struct usermode *um, struct mt_device *d, const char *op
 			      "(malloc, calloc, realloc, free, ...)", shown);
 	else if (n < 0)
 		ret = n;
-	for (int i = 0; i < n && !ret; i++)
-		ret = device_add_uprobe(d, fd, probes[i].offset, probes[i].func, err);
+	/*
+	 * What ends allocations first: while the target runs (or an exec'd
+	 * image is taken in while tracing) an allocation recorded before the
+	 * probe that ends it is armed would be a false leak.
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < n && !ret; i++)
+			if (ufn_ends_allocations(probes[i].func) == !pass)
+				ret = device_add_uprobe(d, fd, probes[i].offset, probes[i].func, err);
 	close(fd);
 	return ret ? ret : n;
 }

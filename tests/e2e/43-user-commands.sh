@@ -135,6 +135,10 @@ check_match "forkexec: userleak ran in another process" \
 	"^HEAP SUMMARY \\(pid [0-9]+ /usr/bin/userleak\\):\$" \
 	"$(grep '^HEAP SUMMARY' /tmp/fe.out | grep -v "(pid $fpid ")"
 $RUN memtrace-read -- /usr/bin/forkexec /usr/bin/userleak >/tmp/fe0.out 2>&1
+check_eq "-- forkexec userleak (no --follow-forks): exits 0" 0 "$?"
+check_match "without --follow-forks, forkexec itself is traced: its 2 x malloc(128)" \
+	"^[[:space:]]*256 bytes in 2 allocations from stack[^;]* ;; $(fr parent_leak forkexec)" \
+	"$(last_report_stacks /tmp/fe0.out)"
 if grep -q 'userleak' /tmp/fe0.out; then
 	not_ok "without --follow-forks, forkexec's child is not traced" "$(cat /tmp/fe0.out)"
 else
@@ -147,8 +151,8 @@ $RUN memtrace-read -- env LD_PRELOAD="$VG_PRELOAD" /usr/bin/threadleak >/tmp/thr
 check_eq "-- threadleak (main leaves by pthread_exit): exits 0 when its last thread does" 0 "$?"
 check_match "threadleak: the threads' allocations, made after main left: 1400 bytes in 6 from thread_leak" \
 	"$(stack_re 1400 6 thread_leak worker threadleak)" "$(last_report_stacks /tmp/thr.out)"
-check_eq "threadleak: heap summary as Memcheck's in this guest" \
-	"$(memcheck_summary /tmp/vg-thread.log)" "$(memtrace_summary /tmp/thr.out /usr/bin/threadleak)"
+check_summary "threadleak: heap summary as Memcheck's in this guest" \
+	/tmp/vg-thread.log /tmp/thr.out /usr/bin/threadleak
 
 # -p: attached after main has left, the process lives in its threads.
 rm -f /tmp/thr.go
@@ -283,8 +287,8 @@ for a in jemalloc tcmalloc; do
 	$RUN memtrace-read -O "$a" -- env LD_PRELOAD="$VG_PRELOAD" /usr/bin/userleak-$a \
 		>/tmp/$a.out 2>&1
 	check_eq "-O $a -- userleak-$a: exits 0" 0 "$?"
-	check_eq "userleak-$a: heap summary as Memcheck's (--soname-synonyms=somalloc=*$a*)" \
-		"$(memcheck_summary /tmp/vg-$a.log)" "$(memtrace_summary /tmp/$a.out /usr/bin/userleak-$a)"
+	check_summary "userleak-$a: heap summary as Memcheck's (--soname-synonyms=somalloc=*$a*)" \
+		/tmp/vg-$a.log /tmp/$a.out /usr/bin/userleak-$a
 	check_match "userleak-$a: 5 x malloc(100) from leak_malloc, through $a" \
 		"$(stack_re 500 5 leak_malloc main userleak-$a)" "$(last_report_stacks /tmp/$a.out)"
 	check_match "userleak-$a: 2 x realloc(p, 300) from leak_realloc" \
@@ -295,8 +299,7 @@ done
 memcheck /tmp/vg-cxx.log "" /usr/bin/cxxleak >/dev/null 2>&1
 $RUN memtrace-read -- env LD_PRELOAD="$VG_PRELOAD" /usr/bin/cxxleak >/tmp/cxx.out 2>&1
 check_eq "-- cxxleak: exits 0" 0 "$?"
-check_eq "cxxleak: heap summary as Memcheck's" \
-	"$(memcheck_summary /tmp/vg-cxx.log)" "$(memtrace_summary /tmp/cxx.out /usr/bin/cxxleak)"
+check_summary "cxxleak: heap summary as Memcheck's" /tmp/vg-cxx.log /tmp/cxx.out /usr/bin/cxxleak
 stacks=$(last_report_stacks /tmp/cxx.out)
 check_match "cxxleak: 3 x new Circle from shapes::Shapes::keep_circles(), demangled" \
 	'^[[:space:]]*144 bytes in 3 allocations from stack[^;]* ;; shapes::Shapes::keep_circles\(\)\+0x[0-9a-f]+ \[cxxleak\]' \

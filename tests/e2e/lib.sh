@@ -201,6 +201,18 @@ memcheck() {
 		--log-file="$_log" -- "$@" </dev/null
 }
 
+# check_summary DESC VGLOG OUT PATH: the heap summary memtrace-read gave
+# in OUT for the image running PATH equals Memcheck's in VGLOG, which
+# must have one (an empty one on both sides is no agreement).
+check_summary() {
+	_cs_want=$(memcheck_summary "$2")
+	if [ -z "$_cs_want" ]; then
+		not_ok "$1" "Memcheck gave no heap summary: $(tail -n 15 "$2" 2>&1)"
+	else
+		check_eq "$1" "$_cs_want" "$(memtrace_summary "$3" "$4")"
+	fi
+}
+
 # memtrace_summary OUT PATH: from memtrace-read's output OUT, the heap
 # summary of the image running PATH (symlinks resolved, as the process's
 # executable is named), worded as memcheck_summary's ("in use at exit").

@@ -318,7 +318,7 @@ echo "# $LABEL: initramfs $(du -k "$work/initrd" | cut -f1) KiB: ${#scripts[@]} 
 # (qemu's PVH entry), so extract it once and cache it under build/.
 # --bzimage skips this.  (PVH boot also means no KASLR.)
 pvh_vmlinux() {
-	local img=$1 cache name key out tmp dec magic off
+	local img=$1 cache name key out tmp dec magic off old
 	head -c 4 "$img" | grep -q 'ELF' && { pvh_ok "$img" && echo "$img"; return; }
 	cache=$top/build/guest-cache
 	# name: image file name + hash of its path; key: size + mtime
@@ -328,8 +328,11 @@ pvh_vmlinux() {
 	[ -s "$out" ] && { echo "$out"; return 0; }
 	[ -e "$out.nopvh" ] && return 1
 	mkdir -p "$cache"
-	# what was extracted from an older build of the same image is stale
-	rm -f "$cache/vmlinux-$name-"*[0-9] "$cache/vmlinux-$name-"*.nopvh
+	# What was extracted from an older build of the same image is stale;
+	# not this key's, nor a file being made, by a run beside this one.
+	for old in "$cache/vmlinux-$name-"*[0-9] "$cache/vmlinux-$name-"*.nopvh; do
+		case $old in "$out" | "$out.nopvh" | *.tmp*) ;; *) rm -f "$old" ;; esac
+	done
 	tmp=$out.tmp$$
 	for dec in 'xz -dc:\xfd7zXZ\x00' 'zstd -dc:\x28\xb5\x2f\xfd' 'gzip -dc:\x1f\x8b\x08' 'lz4 -dc:\x02\x21\x4c\x18'; do
 		magic=${dec#*:} dec=${dec%%:*}
