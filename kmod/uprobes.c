@@ -32,6 +32,7 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/pid.h>
+#include <linux/cred.h>
 #include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -81,6 +82,10 @@ static struct {
 	pid_t pid;		/* as the owner named it */
 	struct pid_namespace *pid_ns;	/* the owner's: the pids it is told of */
 	bool follow_forks;
+	/* Who set the target, for ptrace's rule at each exec: see mt_user_may_follow(). */
+	kuid_t tracer_uid;
+	kgid_t tracer_gid;
+	bool tracer_any;	/* CAP_SYS_PTRACE */
 	/*
 	 * The address spaces traced, referenced (mmgrab) so that none can be
 	 * reused while compared: [0] the target's, then the children
@@ -488,6 +493,32 @@ static int mt_user_find_tgid(const struct pid *tgid)
  * With --follow-forks, a child that shared its parent's mm (vfork,
  * posix_spawn) and was not taken in at its fork is taken in here.
  */
+/*
+ * ptrace's rule (PTRACE_MODE_ATTACH_REALCREDS), as the reader that set the
+ * target would meet it now: a setuid or unreadable program (not dumpable),
+ * or one running with other ids, is not taken in, nor what its process
+ * execs later (its slot is replaced by none): its allocations and stacks
+ * are not the reader's.  Under -c the reader's ptrace keeps an exec from
+ * gaining privileges, so there it is followed.
+ */
+static bool mt_user_may_follow(struct task_struct *p, const struct linux_binprm *bprm)
+{
+	const struct cred *c;
+	bool same;
+
+	if (bprm->secureexec || !p->mm || get_dumpable(p->mm) != SUID_DUMP_USER)
+		return false;
+	if (mt_user.tracer_any)
+		return true;
+	rcu_read_lock();
+	c = __task_cred(p);
+	same = uid_eq(c->uid, mt_user.tracer_uid) && uid_eq(c->euid, mt_user.tracer_uid) &&
+	       uid_eq(c->suid, mt_user.tracer_uid) && gid_eq(c->gid, mt_user.tracer_gid) &&
+	       gid_eq(c->egid, mt_user.tracer_gid) && gid_eq(c->sgid, mt_user.tracer_gid);
+	rcu_read_unlock();
+	return same;
+}
+
 static void mt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			  struct linux_binprm *bprm)
 {
@@ -503,19 +534,13 @@ static void mt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 		from = mt_user_find_tgid(task_tgid(rcu_dereference(p->real_parent)));
 		rcu_read_unlock();
 	}
-	/*
-	 * A setuid or unreadable program (not dumpable: ptrace could not
-	 * attach to it now) is not taken in: its allocations and stacks are
-	 * not the caller's to read.
-	 */
-	if (from >= 0 && (bprm->secureexec || !p->mm ||
-			  get_dumpable(p->mm) != SUID_DUMP_USER))
-		from = -1;
 	if (from >= 0) {
+		bool refused = !mt_user_may_follow(p, bprm);
+
 		n = mt_user.nr_mms;
-		if (n < MT_USER_MAX_MMS && p->mm)
+		if (!refused && n < MT_USER_MAX_MMS)
 			mt_user_add_mm(n, p->mm, tgid, MEMTRACE_PROC_EXEC, from);
-		else
+		else if (!refused)
 			atomic64_inc(&mt_user.forks_full);
 		if (mt_user.procs[from].tgid == tgid)
 			mt_user.procs[from].replaced = true;
@@ -687,6 +712,9 @@ int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 	mt_user.pid = pid;
 	mt_user.pid_ns = get_pid_ns(task_active_pid_ns(current));
 	mt_user.follow_forks = follow_forks;
+	mt_user.tracer_uid = current_uid();
+	mt_user.tracer_gid = current_gid();
+	mt_user.tracer_any = capable(CAP_SYS_PTRACE);
 	mt_user_add_mm(0, mm, task_tgid(task), MEMTRACE_PROC_TARGET, 0);
 	mmput(mm);
 	put_task_struct(task);
