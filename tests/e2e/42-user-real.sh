@@ -72,12 +72,6 @@ compare() {
 	fi
 }
 
-# The debug kernel (kmemleak: KASAN, lockdep) is here for the module's
-# paths, which four programs take as well as eight: there Memcheck, slow
-# under TCG, runs the interpreters, the C++ program and the database.
-ALL_PROGRAMS=1
-[ -e /sys/kernel/debug/kmemleak ] && ALL_PROGRAMS=
-
 seq 1 400 | awk '{ print ($1 * 7919) % 1000, "line", $1 }' >/tmp/numbers
 seq 1 300 | awk '{ a = $1 % 97; print "n" a, "n" (a + 1 + ($1 * 31) % 13) }' >/tmp/pairs
 
@@ -94,11 +88,6 @@ print(len(words), sorted(words.items())[:3])'
 compare apt-config /usr/bin/apt-config dump
 # C, several kinds: a database, a compressor, cryptography, text tools.
 compare sqlite3 /usr/bin/sqlite3 :memory: 'create table t(a, b); insert into t select value, value * 3 from generate_series(1, 500); select count(*), sum(b) from t where a % 7 = 1;'
-if [ -z "$ALL_PROGRAMS" ]; then
-	diag "debug kernel: zstd, openssl, ptx and tsort are compared on the others"
-	check "memtrace.ko unloads" unload_memtrace
-	exit 0
-fi
 compare zstd /usr/bin/zstd -q -3 -c /tmp/numbers
 compare openssl /usr/bin/openssl dgst -sha256 /tmp/numbers
 compare ptx /usr/bin/ptx -w 60 /tmp/numbers
