@@ -38,6 +38,10 @@
 #include "pressure.h"
 #include "tp.h"
 
+#ifdef MT_HAVE_REGS_UNWIND
+#include <asm/unwind.h>
+#endif
+
 /* Frames of the trigger's stack kept in an OOM record. */
 #define MT_OOM_FRAMES	32
 
@@ -64,8 +68,28 @@ static void mt_pr_comm(char *dst, struct task_struct *t)
 
 /* ---- OOM kills ---- */
 
-static void mt_pr_oom_stack(struct memtrace_ev_oom_kill *r, u64 *frames)
+/* The trigger's stack, from the probed function (oom_kill_process) out. */
+static void mt_pr_oom_stack(struct memtrace_ev_oom_kill *r, u64 *frames,
+			    struct pt_regs *regs)
 {
+#ifdef MT_HAVE_REGS_UNWIND
+	struct unwind_state st;
+	unsigned int n = 0;
+
+	if (!mt_pr.kaddr)
+		return;
+	/* The probed function: unwind_start() from regs skips its frame. */
+	frames[n++] = instruction_pointer(regs);
+	for (unwind_start(&st, current, regs, NULL); !unwind_done(&st) && n < MT_OOM_FRAMES;
+	     unwind_next_frame(&st)) {
+		unsigned long ip = unwind_get_return_address(&st);
+
+		if (!ip)
+			break;
+		frames[n++] = ip;
+	}
+	r->nr_frames = n;
+#else
 	unsigned long buf[MT_OOM_FRAMES + 8];
 	unsigned int n, i, from = 0;
 
@@ -83,6 +107,7 @@ static void mt_pr_oom_stack(struct memtrace_ev_oom_kill *r, u64 *frames)
 	for (i = 0; i < n; i++)
 		frames[i] = buf[from + i];
 	r->nr_frames = n;
+#endif
 }
 
 /* The ABI's name for the kernel's enum oom_constraint, which may change. */
@@ -137,7 +162,7 @@ static int mt_pr_oom_kill(struct kprobe *kp, struct pt_regs *regs)
 	r->loadavg[0] = READ_ONCE(avenrun[0]);
 	r->loadavg[1] = READ_ONCE(avenrun[1]);
 	r->loadavg[2] = READ_ONCE(avenrun[2]);
-	mt_pr_oom_stack(r, (u64 *)(r + 1));
+	mt_pr_oom_stack(r, (u64 *)(r + 1), regs);
 	mt_evring_commit(er, r, flags);
 	return 0;
 }

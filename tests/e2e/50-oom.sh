@@ -5,8 +5,8 @@
 # writing to a FIFO nobody reads; the second's 8 MiB read then makes the
 # memcg run out, and the OOM killer picks the first.  The record must name
 # the victim, the trigger, the memcg and the constraint exactly as the
-# kernel's own report on the console does, with the victim's memory as its
-# "Killed process" line prints it, and count as many kills as memory.events.
+# kernel's own report in dmesg does, the victim's memory as the kernel's
+# oom:mark_victim event has it, and count as many kills as memory.events.
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
@@ -30,6 +30,19 @@ rmdir "$CG/mtoom" 2>/dev/null
 mkdir "$CG/mtoom"
 echo 16M >"$CG/mtoom/memory.max"
 [ -f "$CG/mtoom/memory.swap.max" ] && echo 0 >"$CG/mtoom/memory.swap.max"
+
+# The kernel's own oom:mark_victim event, read where memtrace reads the
+# victim's memory: the same numbers, exactly.  (The "Killed process" line
+# reads them again a little later: counters the victim's exit syncs in
+# between may have moved, so its RSS is compared apart.)
+TR=/sys/kernel/tracing
+mount -t tracefs nodev "$TR" 2>/dev/null
+have_tp=0
+if [ -f "$TR/events/oom/mark_victim/enable" ]; then
+	echo 0 >"$TR/tracing_on"
+	: >"$TR/trace"
+	echo 1 >"$TR/events/oom/mark_victim/enable" && echo 1 >"$TR/tracing_on" && have_tp=1
+fi
 
 rm -f "$OUT"
 memtrace-read --oom 1 3600 >"$OUT" 2>&1 &
@@ -63,45 +76,55 @@ TRIG=$!
 wait "$TRIG"
 wait "$HOG"
 exec 3<&-
-wait_for 30 grep -q "killed process" "$OUT"
+k_kills=$(awk '$1 == "oom_kill" { print $2 }' "$CG/mtoom/memory.events")
+all_reported() {
+	[ "$(grep -c 'killed process' "$OUT")" -ge "${k_kills:-1}" ]
+}
+wait_for 30 all_reported
 kill -INT "$READER"
 wait "$READER"
+echo 0 >"$TR/tracing_on" 2>/dev/null
 diag "$(cat "$OUT")"
 
-# The oracle: the kernel's own report, and the memcg's own count.
+# The oracle: the kernel's own report, in order of the kills (the slow
+# debug kernel may kill the trigger too, before the first victim's memory
+# is back), and the memcg's own count.
 dmesg | awk -v m="$mark" 'f { print } index($0, m) { f = 1 }' >/tmp/oom.dmesg
-kline=$(grep -m1 'oom-kill:constraint=' /tmp/oom.dmesg)
-killed=$(grep -m1 'Killed process' /tmp/oom.dmesg | sed 's/.*Killed process //')
-k_victim=$(printf '%s\n' "$kline" | sed -n 's/.*,task=\([^,]*\),pid=\([0-9]*\),.*/\2 \1/p')
-k_memcg=$(printf '%s\n' "$kline" | sed -n 's/.*,oom_memcg=\([^,]*\),.*/\1/p')
-k_constraint=$(printf '%s\n' "$kline" | sed -n 's/.*oom-kill:constraint=\([A-Z_]*\),.*/\1/p')
-# dump_stack() of the trigger: "CPU: N PID: P Comm: C" (6.12: "CPU: N UID: U PID: P Comm: C").
-k_trigger=$(grep -m1 -A3 'invoked oom-killer' /tmp/oom.dmesg |
-	sed -n 's/.* PID: \([0-9]*\) Comm: \([^ ]*\).*/\1 \2/p' | head -n 1)
-k_kills=$(awk '$1 == "oom_kill" { print $2 }' "$CG/mtoom/memory.events")
-diag "kernel: $kline"
-diag "kernel: Killed process $killed; trigger $k_trigger; memory.events oom_kill $k_kills"
+k_victims=$(sed -n 's/.*oom-kill:constraint=.*,task=\([^,]*\),pid=\([0-9]*\),.*/\2 \1/p' /tmp/oom.dmesg)
+k_memcgs=$(sed -n 's/.*oom-kill:constraint=.*,oom_memcg=\([^,]*\),.*/\1/p' /tmp/oom.dmesg | sort -u)
+k_constraint=$(sed -n 's/.*oom-kill:constraint=\([A-Z_]*\),.*/\1/p' /tmp/oom.dmesg | sort -u)
+# After each "invoked oom-killer", dump_stack()'s "CPU: N PID: P Comm: C"
+# (6.12: "CPU: N UID: U PID: P Comm: C"): the trigger.
+k_triggers=$(awk '/invoked oom-killer/ { want = 1; next }
+	want && / PID: [0-9]+ Comm: / { sub(/.* PID: /, ""); sub(/ Comm: /, " "); sub(/ .*/, "", $2); print $1, $2; want = 0 }' /tmp/oom.dmesg)
+k_killed=$(sed -n 's/.*Killed process //p' /tmp/oom.dmesg)
+diag "kernel: victims $(echo $k_victims), triggers $(echo $k_triggers), memcg $k_memcgs, memory.events oom_kill $k_kills"
 
-rec=$(sed -n 's/.*Triggered by PID \([0-9]*\) ("\([^"]*\)"), OOM kill of PID \([0-9]*\) ("\([^"]*\)"), \([0-9]*\) pages, loadavg: [0-9.]* [0-9.]* [0-9.]*$/\1 \2;\3 \4;\5/p' "$OUT")
-m_trigger=$(printf '%s\n' "$rec" | head -n 1 | cut -d';' -f1)
-m_victim=$(printf '%s\n' "$rec" | head -n 1 | cut -d';' -f2)
+m_triggers=$(sed -n 's/.*Triggered by PID \([0-9]*\) ("\([^"]*\)"), OOM kill of PID.*/\1 \2/p' "$OUT")
+m_victims=$(sed -n 's/.*OOM kill of PID \([0-9]*\) ("\([^"]*\)"), [0-9]* pages, loadavg: [0-9.]* [0-9.]* [0-9.]*$/\1 \2/p' "$OUT")
+m_killed=$(sed -n 's/^	killed process //p' "$OUT")
 
-check_eq "--oom: one kill, as memory.events' oom_kill counts" "$k_kills" "$(grep -c 'Triggered by PID' "$OUT")"
-check_eq "--oom: the victim (pid, comm) is the kernel's, and the process that held 12 MiB" \
-	"$k_victim" "$m_victim"
-check_eq "--oom: the victim is the first dd" "$HOG dd" "$m_victim"
-check_eq "--oom: the trigger (pid, comm) is the kernel's" "$k_trigger" "$m_trigger"
-check_eq "--oom: the trigger is the second dd" "$TRIG dd" "$m_trigger"
-check_match "--oom: the memcg is the kernel's oom_memcg ($k_memcg), its limit 16 MiB" \
-	"^	memcg: $k_memcg \\(id [0-9]+\\), memory.max 4096 pages, memory.current [0-9]+ pages$" \
-	"$(cat "$OUT")"
-check_match "--oom: the constraint is the kernel's ($k_constraint)" \
-	"^	constraint: $k_constraint, order [0-9]+, gfp_mask 0x[0-9a-f]+, badness [0-9]+ pages$" \
-	"$(cat "$OUT")"
-check_eq "--oom: the victim's memory is the kernel's Killed process line" \
-	"$killed" "$(sed -n 's/^	killed process //p' "$OUT" | head -n 1)"
+check_eq "--oom: as many kills as memory.events' oom_kill counts" "$k_kills" "$(grep -c 'Triggered by PID' "$OUT")"
+check_eq "--oom: the victims (pid, comm) are the kernel's, in order" "$k_victims" "$m_victims"
+check_eq "--oom: the first victim is the dd that held 12 MiB" "$HOG dd" "$(printf '%s\n' "$m_victims" | head -n 1)"
+check_eq "--oom: the triggers (pid, comm) are the kernel's, in order" "$k_triggers" "$m_triggers"
+check_eq "--oom: the first trigger is the second dd" "$TRIG dd" "$(printf '%s\n' "$m_triggers" | head -n 1)"
+check_eq "--oom: every kill names the kernel's oom_memcg ($k_memcgs) with its 16 MiB limit" \
+	"$k_kills" "$(grep -cE "^	memcg: $k_memcgs \\(id [0-9]+\\), memory.max 4096 pages, memory.current [0-9]+ pages$" "$OUT")"
+check_eq "--oom: every kill has the kernel's constraint ($k_constraint)" "$k_kills" \
+	"$(grep -cE "^	constraint: $k_constraint, order [0-9]+, gfp_mask 0x[0-9a-f]+, badness [0-9]+ pages$" "$OUT")"
+if [ "$have_tp" = 1 ]; then
+	k_marked=$(sed -n 's/.*mark_victim: pid=\([0-9]*\) comm=\([^ ]*\) total-vm=\([0-9]*kB\) anon-rss=\([0-9]*kB\) file-rss:\([0-9]*kB\) shmem-rss:\([0-9]*kB\) uid=\([0-9]*\) pgtables=\([0-9]*kB\) oom_score_adj=\(-*[0-9]*\).*/\1 (\2) total-vm:\3, anon-rss:\4, file-rss:\5, shmem-rss:\6, UID:\7 pgtables:\8 oom_score_adj:\9/p' "$TR/trace")
+	check_eq "--oom: the victims' memory is the kernel's oom:mark_victim event's" "$k_marked" "$m_killed"
+	echo 0 >"$TR/events/oom/mark_victim/enable"
+else
+	skip "--oom: the victims' memory is the kernel's oom:mark_victim event's" "no tracefs event"
+fi
+no_rss() { sed 's/anon-rss:[0-9]*kB, file-rss:[0-9]*kB, shmem-rss:[0-9]*kB, //'; }
+check_eq "--oom: ... and the kernel's Killed process lines (RSS apart)" \
+	"$(printf '%s\n' "$k_killed" | no_rss)" "$(printf '%s\n' "$m_killed" | no_rss)"
 check_match "--oom: the trigger's kernel stack starts at oom_kill_process, from the memcg charge" \
-	"oom_kill_process\\+0x[0-9a-f]+ \\[kernel\\]" "$(sed -n '/trigger.s kernel stack:/,/^[^	]/p' "$OUT")"
+	"^		oom_kill_process\\+0x[0-9a-f]+ \\[kernel\\]" "$(sed -n '/trigger.s kernel stack:/{n;p;}' "$OUT" | head -n 1)"
 check_match "--oom: ... through mem_cgroup_out_of_memory" \
 	"mem_cgroup_out_of_memory\\+0x[0-9a-f]+ \\[kernel\\]" "$(cat "$OUT")"
 check_match "--oom: nothing lost" "^Lost: 0 events" "$(cat "$OUT")"
