@@ -97,7 +97,8 @@ static void mt_module_code_freed(struct module *mod, bool core)
 	/* No memo made with that code may stand (any state of the tables). */
 	mt_kstack_module_gone(&mt.kstacks);
 	mt_lock();
-	if (mt.tracing) {
+	/* A session of pressure events alone has no stack table. */
+	if (mt.tracing && mt.allocated) {
 		size = mt_module_text(mod, true, &base);
 		if (size)
 			epoch = mt_stacktab_code_freed(&mt.stacks, base, base + size);
@@ -120,7 +121,7 @@ static int mt_module_event(struct notifier_block *nb, unsigned long action,
 	switch (action) {
 	case MODULE_STATE_COMING:
 		mt_lock();
-		if (mt.tracing)
+		if (mt.tracing && mt.allocated)
 			mt_modsyms_coming(&mt.modsyms, mod);
 		mt_unlock();
 		break;
