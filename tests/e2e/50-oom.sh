@@ -15,21 +15,14 @@ if ! load_memtrace; then
 	exit 0
 fi
 
-CG=/sys/fs/cgroup
+CG=$MEMCG_ROOT
 OUT=/tmp/oom.out
 FIFO=/tmp/oom.fifo
-mkdir -p "$CG"
-grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none "$CG" 2>/dev/null
-if ! grep -q " $CG cgroup2 " /proc/mounts || ! grep -qw memory "$CG/cgroup.controllers"; then
+if ! new_memcg mtoom 16M; then
 	skip "--oom: a memcg OOM kill" "no cgroup2 memory controller"
 	unload_memtrace
 	exit 0
 fi
-echo +memory >"$CG/cgroup.subtree_control"
-rmdir "$CG/mtoom" 2>/dev/null
-mkdir "$CG/mtoom"
-echo 16M >"$CG/mtoom/memory.max"
-[ -f "$CG/mtoom/memory.swap.max" ] && echo 0 >"$CG/mtoom/memory.swap.max"
 
 # The kernel's own oom:mark_victim event, read where memtrace reads the
 # victim's memory: the same numbers, exactly.  (The "Killed process" line
@@ -44,15 +37,7 @@ if [ -f "$TR/events/oom/mark_victim/enable" ]; then
 	echo 1 >"$TR/events/oom/mark_victim/enable" && echo 1 >"$TR/tracing_on" && have_tp=1
 fi
 
-rm -f "$OUT"
-memtrace-read --oom 1 3600 >"$OUT" 2>&1 &
-READER=$!
-if ! wait_for 60 grep -q "^Tracing OOM kills" "$OUT"; then
-	not_ok "memtrace-read --oom attaches" "$(cat "$OUT")"
-	kill -KILL "$READER" 2>/dev/null
-	exit 0
-fi
-ok "memtrace-read --oom attaches"
+start_pressure_reader "$OUT" --oom || exit 0
 
 mark="memtrace-oom-test-$$"
 kmsg "$mark"

@@ -15,7 +15,7 @@ if ! load_memtrace; then
 	exit 0
 fi
 
-CG=/sys/fs/cgroup
+CG=$MEMCG_ROOT
 OUT=/tmp/reclaim.out
 MNT=/mnt/reclaim-ext4
 IMG=/tmp/reclaim-ext4.img
@@ -26,37 +26,24 @@ loaded=
 for m in crc16 mbcache jbd2 crc32c_generic ext4 loop; do
 	[ -f "/memtrace/$m.ko" ] && insmod "/memtrace/$m.ko" 2>/dev/null && loaded="$m $loaded"
 done
-mkdir -p "$MNT" "$CG"
+mkdir -p "$MNT"
 if ! { [ -f /data/soak-ext4.img.gz ] && gunzip -c /data/soak-ext4.img.gz >"$IMG" &&
        mount -o loop -t ext4 "$IMG" "$MNT"; }; then
 	skip "--reclaim: memcg reclaim of page cache" "no ext4 image on a loop device"
 	unload_memtrace
 	exit 0
 fi
-grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none "$CG" 2>/dev/null
-if ! grep -q " $CG cgroup2 " /proc/mounts || ! grep -qw memory "$CG/cgroup.controllers"; then
+dd if=/dev/zero of="$MNT/big" bs=1M count=32 2>/dev/null
+sync
+echo 3 >/proc/sys/vm/drop_caches
+if ! new_memcg mtreclaim 8M; then
 	skip "--reclaim: memcg reclaim of page cache" "no cgroup2 memory controller"
 	umount "$MNT"
 	unload_memtrace
 	exit 0
 fi
-dd if=/dev/zero of="$MNT/big" bs=1M count=32 2>/dev/null
-sync
-echo 3 >/proc/sys/vm/drop_caches
-echo +memory >"$CG/cgroup.subtree_control"
-rmdir "$CG/mtreclaim" 2>/dev/null
-mkdir "$CG/mtreclaim"
-echo 8M >"$CG/mtreclaim/memory.max"
 
-rm -f "$OUT"
-memtrace-read --reclaim 1 3600 >"$OUT" 2>&1 &
-READER=$!
-if ! wait_for 60 grep -q "^Tracing direct reclaim" "$OUT"; then
-	not_ok "memtrace-read --reclaim attaches" "$(cat "$OUT")"
-	kill -KILL "$READER" 2>/dev/null
-	exit 0
-fi
-ok "memtrace-read --reclaim attaches"
+start_pressure_reader "$OUT" --reclaim || exit 0
 
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$CG/mtreclaim/$1"; }
 max0=$(stat_of memory.events max)
