@@ -20,8 +20,16 @@ OUT=/tmp/reclaim.out
 MNT=/mnt/reclaim-ext4
 IMG=/tmp/reclaim-ext4.img
 
+start_pressure_reader "$OUT" --reclaim || exit 0
+stop_reader() {
+	kill -INT "$READER"
+	wait "$READER"
+}
+
 # ext4 on a loop device, as the soak has it: page cache that reclaim can
-# drop (the guest's own files are in RAM, and it has no swap).
+# drop (the guest's own files are in RAM, and it has no swap).  Its
+# modules come and go under the reader: a session of pressure events
+# alone has no allocation tables for the module notifier to update.
 loaded=
 for m in crc16 mbcache jbd2 crc32c_generic ext4 loop; do
 	[ -f "/memtrace/$m.ko" ] && insmod "/memtrace/$m.ko" 2>/dev/null && loaded="$m $loaded"
@@ -30,6 +38,7 @@ mkdir -p "$MNT"
 if ! { [ -f /data/soak-ext4.img.gz ] && gunzip -c /data/soak-ext4.img.gz >"$IMG" &&
        mount -o loop -t ext4 "$IMG" "$MNT"; }; then
 	skip "--reclaim: memcg reclaim of page cache" "no ext4 image on a loop device"
+	stop_reader
 	unload_memtrace
 	exit 0
 fi
@@ -38,12 +47,11 @@ sync
 echo 3 >/proc/sys/vm/drop_caches
 if ! new_memcg mtreclaim 8M; then
 	skip "--reclaim: memcg reclaim of page cache" "no cgroup2 memory controller"
+	stop_reader
 	umount "$MNT"
 	unload_memtrace
 	exit 0
 fi
-
-start_pressure_reader "$OUT" --reclaim || exit 0
 
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$CG/mtreclaim/$1"; }
 max0=$(stat_of memory.events max)
@@ -53,8 +61,14 @@ CAT=$!
 wait "$CAT"
 max1=$(stat_of memory.events max)
 steal1=$(stat_of memory.stat pgsteal_direct)
-kill -INT "$READER"
-wait "$READER"
+umount "$MNT"
+rm -f "$IMG"
+for m in $loaded; do
+	rmmod "$m" 2>/dev/null
+done
+check_eq "--reclaim: still tracing after modules came and went" running \
+	"$(kill -0 "$READER" 2>/dev/null && echo running)"
+stop_reader
 diag "$(grep -v '^[0-9:]* ' "$OUT")"
 diag "memory.events max $max0 -> $max1, memory.stat pgsteal_direct $steal0 -> $steal1"
 
@@ -73,9 +87,4 @@ check_match "--reclaim: the cat's latency histogram counts them" \
 check_match "--reclaim: nothing lost" "^Lost: 0 events" "$(cat "$OUT")"
 
 rmdir "$CG/mtreclaim" 2>/dev/null
-umount "$MNT"
-rm -f "$IMG"
-for m in $loaded; do
-	rmmod "$m" 2>/dev/null
-done
 check "memtrace.ko unloads" unload_memtrace
