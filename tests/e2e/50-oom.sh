@@ -37,35 +37,43 @@ if [ -f "$TR/events/oom/mark_victim/enable" ]; then
 	echo 1 >"$TR/events/oom/mark_victim/enable" && echo 1 >"$TR/tracing_on" && have_tp=1
 fi
 
-start_pressure_reader "$OUT" --oom || exit 0
-
-mark="memtrace-oom-test-$$"
-kmsg "$mark"
-rm -f "$FIFO"
-mkfifo "$FIFO"
-# Held open both ways: the victim's open succeeds, its write blocks.
-exec 3<>"$FIFO"
-sh -c "echo \$\$ >$CG/mtoom/cgroup.procs && exec dd if=/dev/zero of=$FIFO bs=12M count=2" \
-	2>/dev/null &
-HOG=$!
+# provoke_oom: the two dd in the memcg mtoom; HOG is the first, TRIG the
+# second; returns once both are gone.
+provoke_oom() {
+	rm -f "$FIFO"
+	mkfifo "$FIFO"
+	# Held open both ways: the victim's open succeeds, its write blocks.
+	exec 3<>"$FIFO"
+	sh -c "echo \$\$ >$CG/mtoom/cgroup.procs && exec dd if=/dev/zero of=$FIFO bs=12M count=2" \
+		2>/dev/null &
+	HOG=$!
+	if ! wait_for 60 hog_filled; then
+		not_ok "the victim-to-be holds its 12 MiB" "$(head -n 20 "/proc/$HOG/status" 2>&1)"
+	fi
+	sh -c "echo \$\$ >$CG/mtoom/cgroup.procs && exec dd if=/dev/zero of=/dev/null bs=8M count=1" \
+		2>/dev/null &
+	TRIG=$!
+	wait "$TRIG"
+	wait "$HOG"
+	exec 3<&-
+	rm -f "$FIFO"
+}
 hog_filled() {
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$HOG/status" 2>/dev/null)
 	[ "${rss:-0}" -ge 12288 ]
 }
-if ! wait_for 60 hog_filled; then
-	not_ok "the victim-to-be holds its 12 MiB" "$(cat "/proc/$HOG/status" 2>&1 | head -n 20)"
-fi
-sh -c "echo \$\$ >$CG/mtoom/cgroup.procs && exec dd if=/dev/zero of=/dev/null bs=8M count=1" \
-	2>/dev/null &
-TRIG=$!
-wait "$TRIG"
-wait "$HOG"
-exec 3<&-
-k_kills=$(awk '$1 == "oom_kill" { print $2 }' "$CG/mtoom/memory.events")
+# all_reported FILE: FILE has as many victims as memory.events' oom_kill.
 all_reported() {
-	[ "$(grep -c 'killed process' "$OUT")" -ge "${k_kills:-1}" ]
+	[ "$(grep -c 'killed process' "$1")" -ge "${k_kills:-1}" ]
 }
-wait_for 30 all_reported
+
+start_pressure_reader "$OUT" --oom || exit 0
+
+mark="memtrace-oom-test-$$"
+kmsg "$mark"
+provoke_oom
+k_kills=$(awk '$1 == "oom_kill" { print $2 }' "$CG/mtoom/memory.events")
+wait_for 30 all_reported "$OUT"
 kill -INT "$READER"
 wait "$READER"
 echo 0 >"$TR/tracing_on" 2>/dev/null
@@ -114,6 +122,31 @@ check_match "--oom: ... through mem_cgroup_out_of_memory" \
 	"mem_cgroup_out_of_memory\\+0x[0-9a-f]+ \\[kernel\\]" "$(cat "$OUT")"
 check_match "--oom: nothing lost" "^Lost: 0 events" "$(cat "$OUT")"
 
-rm -f "$FIFO"
+# A reader with CAP_PERFMON alone (in the device's group, as the udev rule
+# has it): the same kill, named the same, the trigger's stack hidden.
+OUT2=/tmp/oom-perfmon.out
+if command -v privcheck >/dev/null && new_memcg mtoom 16M; then
+	chgrp 990 "$MEMTRACE_DEV" && chmod 0660 "$MEMTRACE_DEV"
+	privcheck run-as 1000 990 cap_perfmon memtrace-read --oom 1 3600 >"$OUT2" 2>&1 &
+	READER=$!
+	if wait_for 60 grep -q "^Tracing " "$OUT2"; then
+		provoke_oom
+		k_kills=$(awk '$1 == "oom_kill" { print $2 }' "$CG/mtoom/memory.events")
+		wait_for 30 all_reported "$OUT2"
+		kill -INT "$READER"
+		wait "$READER"
+		check_eq "--oom with CAP_PERFMON alone: the victim is the first dd" "$HOG dd" \
+			"$(sed -n 's/.*OOM kill of PID \([0-9]*\) ("\([^"]*\)").*/\1 \2/p' "$OUT2" | head -n 1)"
+		check_match "... and the trigger's stack is hidden from it" \
+			"^	trigger's kernel stack: hidden \\(needs CAP_SYSLOG\\)$" "$(cat "$OUT2")"
+	else
+		not_ok "--oom with CAP_PERFMON alone attaches" "$(cat "$OUT2")"
+		kill -KILL "$READER" 2>/dev/null
+	fi
+	chgrp 0 "$MEMTRACE_DEV" && chmod 0600 "$MEMTRACE_DEV"
+else
+	skip "--oom with CAP_PERFMON alone" "no privcheck or no memcg"
+fi
+
 rmdir "$CG/mtoom" 2>/dev/null
 check "memtrace.ko unloads" unload_memtrace
