@@ -42,9 +42,10 @@ MODULE_PARM_DESC(trace_records, "Trace ring records, for -t, unless the reader a
 static uint stack_memo_slots = 128;
 module_param(stack_memo_slots, uint, 0444);
 MODULE_PARM_DESC(stack_memo_slots, "Per-CPU memo of kernel stacks, slots of 432 bytes; 0: unwind every time (default 128)");
-static uint evring_pages = 64;
+/* Per possible CPU: a host with many possible CPUs pays it that many times. */
+static uint evring_pages = 16;
 module_param(evring_pages, uint, 0444);
-MODULE_PARM_DESC(evring_pages, "Pages of each CPU's event ring, for pressure events, unless the reader asks (default 64)");
+MODULE_PARM_DESC(evring_pages, "Pages of each CPU's event ring, for pressure events, unless the reader asks (default 16)");
 static uint stat_slots = 1U << 15;
 module_param(stat_slots, uint, 0444);
 MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
