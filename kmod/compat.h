@@ -113,6 +113,17 @@ static inline void mt_uprobe_unregister_sync(void)
 #define MT_HAVE_KSTACK_MEMO
 #endif
 
+/*
+ * A stack from a kprobe's registers (the probed function first): the x86
+ * unwinder is exported and starts from regs; stack_trace_save_regs() is
+ * not exported.  Without it, a stack is taken from the handler and cut
+ * at the probed function, which an optimized kprobe's trampoline (no ORC
+ * data) may hide.
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_UNWINDER_ORC)
+#define MT_HAVE_REGS_UNWIND
+#endif
+
 /* The text of a module, core or init: [*base, *base + size). */
 static inline unsigned long mt_module_text(const struct module *mod, bool init,
 					   unsigned long *base)

@@ -119,7 +119,7 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 	v.alloc_rec_size = sizeof(struct memtrace_alloc_rec);
 	v.cache_rec_size = sizeof(struct memtrace_cache_rec);
 	v.features = mt_available_events() | MEMTRACE_FEAT_TRACE |
-		     MEMTRACE_FEAT_TASK_FILTERS;
+		     MEMTRACE_FEAT_TASK_FILTERS | MEMTRACE_FEAT_EVRING;
 	strscpy(v.module_version, MEMTRACE_MODULE_VERSION, sizeof(v.module_version));
 	if (copy_to_user(arg, &v, sizeof(v)))
 		return -EFAULT;
@@ -277,6 +277,57 @@ static long mt_ioctl_uprobe(struct file *file, void __user *arg)
 	return ret;
 }
 
+/* The session's event rings, for its owner only; referenced, or an ERR_PTR. */
+static struct mt_evring *mt_owner_evring(struct file *file)
+{
+	struct mt_evring *er;
+
+	if (READ_ONCE(mt.owner) != file)
+		return ERR_PTR(-EPERM);
+	er = mt_evring_get_current();
+	return er ? er : ERR_PTR(-ENODATA);
+}
+
+static long mt_ioctl_evring_info(struct file *file, void __user *arg)
+{
+	struct memtrace_evring_info info;
+	struct mt_evring *er;
+	int ret;
+
+	ret = mt_copy_sized(&info, sizeof(info), MEMTRACE_EVRING_INFO_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	er = mt_owner_evring(file);
+	if (IS_ERR(er))
+		return PTR_ERR(er);
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.nr_cpus = er->nr_cpus;
+	info.cpu_stride = er->stride;
+	info.data_offset = PAGE_SIZE;
+	info.data_size = er->data_size;
+	info.mmap_size = er->mem_size;
+	mt_evring_put(er);
+	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long mt_ioctl_evring_consume(struct file *file, void __user *arg)
+{
+	struct memtrace_evring_consume c;
+	struct mt_evring *er;
+	int ret;
+
+	ret = mt_copy_sized(&c, sizeof(c), MEMTRACE_EVRING_CONSUME_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	er = mt_owner_evring(file);
+	if (IS_ERR(er))
+		return PTR_ERR(er);
+	ret = mt_evring_consume(er, c.cpu, c.pos);
+	mt_evring_put(er);
+	return ret;
+}
+
 static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct mt_file *f = file->private_data;
@@ -316,6 +367,10 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mt_ioctl_uprobe(file, uarg);
 	case MEMTRACE_IOC_SNAPSHOT:
 		return mt_ioctl_snapshot(file, uarg);
+	case MEMTRACE_IOC_EVRING_INFO:
+		return mt_ioctl_evring_info(file, uarg);
+	case MEMTRACE_IOC_EVRING_CONSUME:
+		return mt_ioctl_evring_consume(file, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -403,11 +458,20 @@ static ssize_t mt_read(struct file *file, char __user *buf, size_t len, loff_t *
 static __poll_t mt_poll(struct file *file, poll_table *wait)
 {
 	struct mt_ring *r = &mt.ring;
+	struct mt_evring *er;
+	bool events = false;
 
 	if (!mt_may_trace() || READ_ONCE(mt.owner) != file)
 		return EPOLLERR;
 	poll_wait(file, &r->wait, wait);
-	if (mt_ring_pending(r))
+	/* Event rings: records in any CPU's ring. */
+	poll_wait(file, &mt.evwake.wait, wait);
+	er = mt_evring_get_current();
+	if (er) {
+		events = mt_evring_any_pending(er);
+		mt_evring_put(er);
+	}
+	if (events || mt_ring_pending(r))
 		return EPOLLIN | EPOLLRDNORM;
 	return READ_ONCE(mt.tracing) ? 0 : EPOLLHUP;
 }
@@ -429,6 +493,57 @@ static const struct vm_operations_struct mt_vm_ops = {
 	.close = mt_vm_close,
 };
 
+static void mt_evring_vm_open(struct vm_area_struct *vma)
+{
+	mt_evring_get(vma->vm_private_data);
+}
+
+static void mt_evring_vm_close(struct vm_area_struct *vma)
+{
+	mt_evring_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct mt_evring_vm_ops = {
+	.open = mt_evring_vm_open,
+	.close = mt_evring_vm_close,
+};
+
+/*
+ * The event rings, read-only, for the session's owner (at
+ * MEMTRACE_EVRING_MMAP_OFFSET).  No mt.lock here: mmap_lock is held,
+ * and mt.lock nests mmap_lock inside it.
+ */
+static int mt_mmap_evring(struct file *file, struct vm_area_struct *vma)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct mt_evring *er;
+	struct mt_view view;
+	int ret;
+
+	er = mt_owner_evring(file);
+	if (IS_ERR(er))
+		return PTR_ERR(er);
+	mt_view_init(&view);
+	if (er->kaddr && !view.kaddr) {
+		ret = -EPERM;
+		goto out;
+	}
+	if (len > PAGE_ALIGN(er->mem_size)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	mt_vm_flags_clear(vma, VM_MAYWRITE);
+	ret = remap_vmalloc_range(vma, er->mem, 0);
+	if (ret)
+		goto out;
+	vma->vm_private_data = er;	/* the reference taken above */
+	vma->vm_ops = &mt_evring_vm_ops;
+	return 0;
+out:
+	mt_evring_put(er);
+	return ret;
+}
+
 static int mt_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct mt_file *f = file->private_data;
@@ -442,6 +557,8 @@ static int mt_mmap(struct file *file, struct vm_area_struct *vma)
 	/* Snapshots are written by the kernel only. */
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
+	if (vma->vm_pgoff == MEMTRACE_EVRING_MMAP_OFFSET >> PAGE_SHIFT)
+		return mt_mmap_evring(file, vma);
 	mt_view_init(&view);
 	mutex_lock(&f->lock);
 	b = f->buf;

@@ -264,7 +264,8 @@ int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,
 	u32 slots, *stack_ids = NULL;
 	int ret = -ENOMEM;
 
-	if (!mt.has_data)
+	/* Pressure events alone (MEMTRACE_EV_PRESSURE) make no tables. */
+	if (!mt.has_data || !mt.allocated)
 		return -ENODATA;
 
 	/* The merge can meet every key of every CPU, and the walk a few more. */

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
+#include "pressure.h"
 #include "sampling.h"
 #include "tracer.h"
 #include "uprobes.h"
@@ -41,6 +42,10 @@ MODULE_PARM_DESC(trace_records, "Trace ring records, for -t, unless the reader a
 static uint stack_memo_slots = 128;
 module_param(stack_memo_slots, uint, 0444);
 MODULE_PARM_DESC(stack_memo_slots, "Per-CPU memo of kernel stacks, slots of 432 bytes; 0: unwind every time (default 128)");
+/* Per possible CPU: a host with many possible CPUs pays it that many times. */
+static uint evring_pages = 16;
+module_param(evring_pages, uint, 0444);
+MODULE_PARM_DESC(evring_pages, "Pages of each CPU's event ring, for pressure events, unless the reader asks (default 16)");
 static uint stat_slots = 1U << 15;
 module_param(stat_slots, uint, 0444);
 MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
@@ -93,7 +98,8 @@ static void mt_module_code_freed(struct module *mod, bool core)
 	/* No memo made with that code may stand (any state of the tables). */
 	mt_kstack_module_gone(&mt.kstacks);
 	mt_lock();
-	if (mt.tracing) {
+	/* A session of pressure events alone has no stack table. */
+	if (mt.tracing && mt.allocated) {
 		size = mt_module_text(mod, true, &base);
 		if (size)
 			epoch = mt_stacktab_code_freed(&mt.stacks, base, base + size);
@@ -116,7 +122,7 @@ static int mt_module_event(struct notifier_block *nb, unsigned long action,
 	switch (action) {
 	case MODULE_STATE_COMING:
 		mt_lock();
-		if (mt.tracing)
+		if (mt.tracing && mt.allocated)
 			mt_modsyms_coming(&mt.modsyms, mod);
 		mt_unlock();
 		break;
@@ -158,6 +164,9 @@ int mt_tracer_init(void)
 	}
 	mt_user_init();
 	mt_ring_init(&mt.ring);
+	spin_lock_init(&mt.evring_lock);
+	mt_evwake_init(&mt.evwake);
+	mt_pressure_init();
 	mt.cfg.size = sizeof(mt.cfg);
 	mt.cfg.events = mt_kernel_events();
 	mt.cfg.stack_depth = MEMTRACE_MAX_FRAMES;
@@ -189,6 +198,8 @@ static void mt_put_task_filter(void)
 	mt.cfg_cgroup = NULL;
 }
 
+static void mt_evring_drop(void);
+
 void mt_tracer_exit(void)
 {
 	mt_lock();
@@ -198,29 +209,99 @@ void mt_tracer_exit(void)
 	mt_put_task_filter();
 	mt_free_tables();
 	mt_ring_destroy(&mt.ring);
+	mt_evring_drop();
 	mt_unlock();
+	mt_evwake_sync(&mt.evwake);
 	unregister_module_notifier(&mt_module_nb);
 	free_percpu(mt.pcpu);
 }
 
 u32 mt_available_events(void)
 {
-	return mt_kernel_events() | mt_user_available();
+	return mt_kernel_events() | mt_user_available() | mt_pressure_available();
 }
 
-/* A session traces the kernel's allocators or one process's. */
+struct mt_evring *mt_evring_get_current(void)
+{
+	struct mt_evring *er;
+
+	spin_lock(&mt.evring_lock);
+	er = mt.evring;
+	if (er)
+		mt_evring_get(er);
+	spin_unlock(&mt.evring_lock);
+	return er;
+}
+
+/* The session lets go of its event rings (mappings keep theirs); under lock. */
+static void mt_evring_drop(void)
+{
+	struct mt_evring *er;
+
+	spin_lock(&mt.evring_lock);
+	er = mt.evring;
+	mt.evring = NULL;
+	spin_unlock(&mt.evring_lock);
+	mt_evring_put(er);
+	if (mt.ev_pid_ns)
+		put_pid_ns(mt.ev_pid_ns);
+	mt.ev_pid_ns = NULL;
+}
+
+/* New event rings for a start with pressure events, seen as the starter may see them. */
+static int mt_evring_renew(u32 pages)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct mt_view view;
+	struct mt_evring *er;
+
+	er = mt_evring_create(pages ? pages : evring_pages, &mt.evwake);
+	if (!er)
+		return -ENOMEM;
+	mt_view_init(&view);
+	er->kaddr = view.kaddr;
+	mt_evring_drop();
+	mt.ev_pid_ns = ns == &init_pid_ns ? NULL : get_pid_ns(ns);
+	spin_lock(&mt.evring_lock);
+	mt.evring = er;
+	spin_unlock(&mt.evring_lock);
+	return 0;
+}
+
+/*
+ * A session traces the kernel's allocators or one process's, and with
+ * either (or alone) pressure events.
+ */
 static int mt_attach(u32 events)
 {
-	if (events & MEMTRACE_EV_USER)
-		return mt_user_attach();
-	return mt_hooks_attach(events);
+	u32 allocs = events & ~MEMTRACE_EV_PRESSURE;
+	int ret = 0;
+
+	if (allocs & MEMTRACE_EV_USER)
+		ret = mt_user_attach();
+	else if (allocs)
+		ret = mt_hooks_attach(allocs);
+	if (ret || !(events & MEMTRACE_EV_PRESSURE))
+		return ret;
+	ret = mt_pressure_attach(events, mt.evring, mt.ev_pid_ns, mt.evring->kaddr);
+	if (ret) {
+		if (allocs & MEMTRACE_EV_USER)
+			mt_user_detach();
+		else if (allocs)
+			mt_hooks_detach();
+	}
+	return ret;
 }
 
 static void mt_detach(void)
 {
-	if (mt.attached & MEMTRACE_EV_USER)
+	u32 allocs = mt.attached & ~MEMTRACE_EV_PRESSURE;
+
+	if (mt.attached & MEMTRACE_EV_PRESSURE)
+		mt_pressure_detach();
+	if (allocs & MEMTRACE_EV_USER)
 		mt_user_detach();
-	else
+	else if (allocs)
 		mt_hooks_detach();
 }
 
@@ -361,9 +442,12 @@ int mt_configure(const struct memtrace_config *cfg)
 
 	if (mt.tracing)
 		return -EBUSY;
-	if (events & ~(MEMTRACE_EV_ALL | MEMTRACE_EV_USER))
+	if (events & ~(MEMTRACE_EV_ALL | MEMTRACE_EV_USER | MEMTRACE_EV_PRESSURE))
 		return -EINVAL;
-	if ((events & MEMTRACE_EV_USER) && events != MEMTRACE_EV_USER)
+	if ((events & MEMTRACE_EV_USER) &&
+	    (events & ~MEMTRACE_EV_PRESSURE) != MEMTRACE_EV_USER)
+		return -EINVAL;
+	if (cfg->evring_pages > 4096 || cfg->__pad_evring)
 		return -EINVAL;
 	if (events & ~mt_available_events())
 		return -EOPNOTSUPP;
@@ -416,9 +500,17 @@ int mt_start(const void *owner)
 	/* User mode needs MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE first. */
 	if ((cfg->events & MEMTRACE_EV_USER) && !mt_user_ready())
 		return -ESRCH;
-	ret = mt_alloc_tables();
-	if (ret)
-		return ret;
+	/* Pressure events alone need none of the allocation tables. */
+	if (cfg->events & ~MEMTRACE_EV_PRESSURE) {
+		ret = mt_alloc_tables();
+		if (ret)
+			return ret;
+	}
+	if (cfg->events & MEMTRACE_EV_PRESSURE) {
+		ret = mt_evring_renew(cfg->evring_pages);
+		if (ret)
+			return ret;
+	}
 	if (cfg->flags & MEMTRACE_CFG_TRACE) {
 		u32 records = cfg->trace_records ? cfg->trace_records : trace_records;
 
@@ -449,7 +541,8 @@ int mt_start(const void *owner)
 			       mt.filter.by_task;
 	mt.cache_filter.nr = cfg->nr_caches;
 	memcpy(mt.cache_filter.names, cfg->caches, sizeof(mt.cache_filter.names));
-	mt_clear_tables();
+	if (mt.allocated)
+		mt_clear_tables();
 
 	mt.start_ns = ktime_get_mono_fast_ns();
 	ret = mt_attach(cfg->events);
@@ -469,6 +562,7 @@ int mt_stop(void)
 	WRITE_ONCE(mt.tracing, false);
 	/* A reader waiting for trace records gets the end of file. */
 	wake_up_interruptible(&mt.ring.wait);
+	wake_up_interruptible(&mt.evwake.wait);
 	return 0;
 }
 
@@ -521,6 +615,7 @@ void mt_release_owner(const void *owner)
 		mt.has_data = false;
 		if (mt_ring_size(&mt.ring))
 			mt_ring_clear(&mt.ring);
+		mt_evring_drop();
 		WRITE_ONCE(mt.owner, NULL);
 	}
 	mt_user_release_owner(owner);

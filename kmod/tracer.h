@@ -16,6 +16,7 @@
 #include <linux/memtrace.h>
 
 #include "kstack.h"
+#include "evring.h"
 #include "livetab.h"
 #include "modsyms.h"
 #include "names.h"
@@ -116,7 +117,20 @@ struct mt_state {
 	struct mt_modsyms modsyms;	/* module code freed while tracing */
 	struct mt_ring ring;		/* made by the first start with MEMTRACE_CFG_TRACE */
 	struct mt_pcpu __percpu *pcpu;
+	/*
+	 * Pressure events (MEMTRACE_EV_PRESSURE): the rings made by the
+	 * last start, referenced (mappings hold their own), NULL once the
+	 * owner is gone.  evring_lock guards the pointer for mmap, which
+	 * may not take lock (mmap_lock nests inside it).
+	 */
+	spinlock_t evring_lock;
+	struct mt_evring *evring;
+	struct mt_evwake evwake;
+	struct pid_namespace *ev_pid_ns;	/* the starter's, referenced; NULL: initial */
 };
+
+/* The session's event rings, referenced, or NULL. */
+struct mt_evring *mt_evring_get_current(void);
 
 extern struct mt_state mt;
 

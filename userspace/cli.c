@@ -27,6 +27,8 @@ enum {
 	OPT_MODULE,
 	OPT_EVENTS,
 	OPT_DEBUGINFOD,
+	OPT_OOM,
+	OPT_RECLAIM,
 };
 
 /*
@@ -40,6 +42,8 @@ static const struct option long_options[] = {
 	{ "version",		no_argument,		NULL, OPT_VERSION },
 	{ "kernel-leaks",	no_argument,		NULL, OPT_KERNEL_LEAKS },
 	{ "slab",		no_argument,		NULL, OPT_SLAB },
+	{ "oom",		no_argument,		NULL, OPT_OOM },
+	{ "reclaim",		no_argument,		NULL, OPT_RECLAIM },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
@@ -80,7 +84,8 @@ void cli_defaults(struct mt_options *o)
 void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-"usage: %s [-h] [--version] [--kernel-leaks | --slab] [-p PID | -c COMMAND]\n"
+"usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim]\n"
+"       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
@@ -97,6 +102,13 @@ void cli_usage(FILE *out, const char *prog)
 "                        like memleak(8) without -p (the default mode)\n"
 "  --slab                per slab cache: live objects and bytes, their change\n"
 "                        since the last interval, and the stacks behind growth\n"
+"  --oom                 each OOM kill, as oomkill(8): trigger, victim, its\n"
+"                        memory, the memcg and its limit, constraint, load and\n"
+"                        the trigger's kernel stack; [count] intervals, or until\n"
+"                        Ctrl+C\n"
+"  --reclaim             each direct (and memcg) reclaim, as drsnoop(8): task,\n"
+"                        latency, pages reclaimed; a latency histogram per\n"
+"                        process at the end\n"
 "\n"
 "positional arguments:\n"
 "  interval              interval in seconds to print reports (default 5,\n"
@@ -294,6 +306,31 @@ static const char *bad_option_text(char **argv, int argc, char *buf, size_t len)
 	return "?";
 }
 
+/*
+ * --oom and --reclaim report events, not allocations: only interval and
+ * count apply (and -T for --reclaim's histograms).
+ */
+static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool slab,
+			  struct mt_err *err)
+{
+	const char *mode = o->mode == MT_MODE_OOM ? "--oom" : "--reclaim";
+	const char *other = NULL;
+
+	if (kernel_leaks || slab)
+		other = kernel_leaks ? "--kernel-leaks" : "--slab";
+	else if (o->pid || o->cmd_argv)
+		other = o->pid ? "-p" : "-c";
+	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
+		other = o->trace ? "-t" : o->show_allocs ? "-a" : o->combined_only ? "-C" : "-P";
+	else if (o->nr_caches || o->by_pid || o->by_comm || o->by_cgroup || o->module ||
+		 o->events || o->nr_objs || o->sample_every || o->sample_bytes)
+		other = "an allocation filter";
+	if (other)
+		return mt_errf(err, EINVAL, "%s reports memory pressure events, not allocations: "
+			       "it cannot be combined with %s", mode, other);
+	return 0;
+}
+
 /* Combinations that cannot mean anything: refuse them rather than guess. */
 static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 			      bool slab, bool older_given, struct mt_err *err)
@@ -407,7 +444,7 @@ void cli_free(struct mt_options *o)
 
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 {
-	bool kernel_leaks = false, slab = false, older_given = false;
+	bool kernel_leaks = false, slab = false, older_given = false, oom = false, reclaim = false;
 	unsigned int positional = 0;
 	uint64_t v;
 	char optbuf[8];
@@ -429,6 +466,12 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_SLAB:
 			slab = true;
+			break;
+		case OPT_OOM:
+			oom = true;
+			break;
+		case OPT_RECLAIM:
+			reclaim = true;
 			break;
 		case 'p':
 			ret = number_arg("PID (-p)", optarg, 1, 0x7fffffff, &v, err);
@@ -564,6 +607,12 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			return ret;
 	}
 
+	if (oom && reclaim)
+		return mt_errf(err, EINVAL, "--oom and --reclaim are different modes: choose one");
+	if (oom || reclaim) {
+		o->mode = oom ? MT_MODE_OOM : MT_MODE_RECLAIM;
+		return check_pressure(o, kernel_leaks, slab, err);
+	}
 	ret = check_combinations(o, kernel_leaks, slab, older_given, err);
 	if (ret)
 		return ret;

@@ -21,6 +21,8 @@ enum mt_mode {
 	MT_MODE_KERNEL_LEAKS,	/* --kernel-leaks (the default, like memleak without -p) */
 	MT_MODE_SLAB,		/* --slab */
 	MT_MODE_USER,		/* -p / -c: one process's allocations, through uprobes */
+	MT_MODE_OOM,		/* --oom: OOM kills, as oomkill(8) */
+	MT_MODE_RECLAIM,	/* --reclaim: direct reclaim, as drsnoop(8) */
 };
 
 enum mt_sort {

@@ -365,6 +365,54 @@ int device_snapshot(struct mt_device *d, uint32_t flags, uint64_t min_age_ns,
 		       d->map_size);
 }
 
+int device_evring_map(struct mt_device *d, struct memtrace_evring_info *info,
+		      const void **map, struct mt_err *err)
+{
+	void *m;
+
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (xioctl(d->fd, MEMTRACE_IOC_EVRING_INFO, info) < 0) {
+		if (module_gone(errno))
+			return gone_error("event rings", errno, err);
+		return mt_errf(err, errno, "the module has no event rings for this session: %s",
+			       strerror(errno));
+	}
+	if (!info->nr_cpus || !info->data_size || (info->data_size & (info->data_size - 1)) ||
+	    info->data_offset < sizeof(struct memtrace_evring_meta) ||
+	    info->cpu_stride < info->data_offset + info->data_size ||
+	    info->mmap_size / info->cpu_stride < info->nr_cpus)
+		return mt_errf(err, EPROTO, "the module describes its event rings inconsistently "
+			       "(%u CPUs, stride %llu, data %llu at %llu, %llu bytes)",
+			       info->nr_cpus, (unsigned long long)info->cpu_stride,
+			       (unsigned long long)info->data_size,
+			       (unsigned long long)info->data_offset,
+			       (unsigned long long)info->mmap_size);
+	m = mmap(NULL, info->mmap_size, PROT_READ, MAP_SHARED, d->fd,
+		 (off_t)MEMTRACE_EVRING_MMAP_OFFSET);
+	if (m == MAP_FAILED) {
+		if (module_gone(errno))
+			return gone_error("mmap of the event rings", errno, err);
+		return mt_errf(err, errno, "cannot map the event rings (%llu KiB): %s",
+			       (unsigned long long)(info->mmap_size >> 10), strerror(errno));
+	}
+	*map = m;
+	return 0;
+}
+
+int device_evring_consume(struct mt_device *d, uint32_t cpu, uint64_t pos,
+			  struct mt_err *err)
+{
+	struct memtrace_evring_consume c = { .size = sizeof(c), .cpu = cpu, .pos = pos };
+
+	if (xioctl(d->fd, MEMTRACE_IOC_EVRING_CONSUME, &c) == 0)
+		return 0;
+	if (module_gone(errno))
+		return gone_error("event ring consume", errno, err);
+	return mt_errf(err, errno, "the module refused the event ring position %llu of CPU %u: %s",
+		       (unsigned long long)pos, cpu, strerror(errno));
+}
+
 void device_close(struct mt_device *d)
 {
 	if (d->fd >= 0 && d->tracing)

@@ -55,6 +55,16 @@ int device_snapshot(struct mt_device *d, uint32_t flags, uint64_t min_age_ns,
 long device_read_trace(struct mt_device *d, struct memtrace_trace_rec *recs, size_t max,
 		       struct mt_err *err);
 
+/*
+ * Pressure events: the geometry of the session's per-CPU event rings and
+ * a read-only mapping of them all (munmap(*map, info->mmap_size)).
+ */
+int device_evring_map(struct mt_device *d, struct memtrace_evring_info *info,
+		      const void **map, struct mt_err *err);
+/* The records of cpu's ring below pos are read: give their space back. */
+int device_evring_consume(struct mt_device *d, uint32_t cpu, uint64_t pos,
+			  struct mt_err *err);
+
 /* Stops tracing if this reader started it, unmaps, closes. */
 void device_close(struct mt_device *d);
 

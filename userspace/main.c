@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "pressure.h"
 #include "session.h"
 
 #define PROG "memtrace-read"
@@ -31,7 +32,10 @@ int main(int argc, char **argv)
 	case MT_ACTION_RUN:
 		break;
 	}
-	status = session_run(&opts);
+	if (opts.mode == MT_MODE_OOM || opts.mode == MT_MODE_RECLAIM)
+		status = pressure_run(&opts);
+	else
+		status = session_run(&opts);
 	cli_free(&opts);
 	return status;
 }

@@ -334,3 +334,37 @@ mount_securityfs() {
 		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 	[ -e /sys/kernel/security/lockdown ]
 }
+
+# ---- memory cgroups ---------------------------------------------------------
+
+# new_memcg NAME MAX: a fresh cgroup v2 memcg $MEMCG_ROOT/NAME (cgroup2
+# mounted at /sys/fs/cgroup if it is not yet) with memory.max MAX and no
+# swap; 1 if this kernel has no cgroup2 memory controller.
+MEMCG_ROOT=/sys/fs/cgroup
+new_memcg() {
+	mkdir -p "$MEMCG_ROOT"
+	grep -q " $MEMCG_ROOT cgroup2 " /proc/mounts ||
+		mount -t cgroup2 none "$MEMCG_ROOT" 2>/dev/null
+	grep -q " $MEMCG_ROOT cgroup2 " /proc/mounts &&
+		grep -qw memory "$MEMCG_ROOT/cgroup.controllers" || return 1
+	echo +memory >"$MEMCG_ROOT/cgroup.subtree_control" || return 1
+	rmdir "$MEMCG_ROOT/$1" 2>/dev/null
+	mkdir "$MEMCG_ROOT/$1" && echo "$2" >"$MEMCG_ROOT/$1/memory.max" || return 1
+	[ ! -f "$MEMCG_ROOT/$1/memory.swap.max" ] || echo 0 >"$MEMCG_ROOT/$1/memory.swap.max"
+}
+
+# start_pressure_reader OUT MODE: memtrace-read MODE (--oom, --reclaim) in
+# the background until SIGINT, its output in OUT; READER is its pid.  Waits
+# until it is tracing ("ok - memtrace-read MODE attaches"); else "not ok",
+# kills it and returns 1.
+start_pressure_reader() {
+	rm -f "$1"
+	memtrace-read "$2" 1 3600 >"$1" 2>&1 &
+	READER=$!
+	if ! wait_for 60 grep -q "^Tracing " "$1"; then
+		not_ok "memtrace-read $2 attaches" "$(cat "$1")"
+		kill -KILL "$READER" 2>/dev/null
+		return 1
+	fi
+	ok "memtrace-read $2 attaches"
+}

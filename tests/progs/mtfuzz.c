@@ -229,11 +229,14 @@ static void fill_config(uint64_t *s, struct memtrace_config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->size = fuzz_size(s, MEMTRACE_CONFIG_SIZE_VER0, sizeof(*c));
-	switch (below(s, 5)) {
+	switch (below(s, 6)) {
 	case 0: c->events = MEMTRACE_EV_USER; break;
 	case 1: c->events = rnd(s); break;
+	case 2: c->events = (below(s, 4) << 6) | (chance(s, 50) ? below(s, MEMTRACE_EV_ALL + 1) : 0); break;
 	default: c->events = below(s, MEMTRACE_EV_ALL + 1); break;
 	}
+	if (chance(s, 20))
+		c->evring_pages = chance(s, 80) ? below(s, 9) : rnd(s);
 	if (chance(s, 30))
 		c->min_size = below(s, 5000);
 	if (chance(s, 30))
@@ -356,6 +359,8 @@ static void op_mmap(uint64_t *s, int fd, struct maps *m)
 	}
 	if (chance(s, 15))
 		off = 4096 * below(s, 4);
+	else if (chance(s, 15))	/* the event rings, and just past their offset */
+		off = (off_t)MEMTRACE_EVRING_MMAP_OFFSET + 4096 * below(s, 2);
 	atomic_fetch_add(&st->maps, 1);
 	a = mmap(NULL, len, prot, chance(s, 80) ? MAP_SHARED : MAP_PRIVATE, fd, off);
 	if (a == MAP_FAILED) {
@@ -371,7 +376,8 @@ static void op_mmap(uint64_t *s, int fd, struct maps *m)
 static const unsigned int known_cmds[] = {
 	MEMTRACE_IOC_VERSION, MEMTRACE_IOC_CONFIG, MEMTRACE_IOC_START, MEMTRACE_IOC_STOP,
 	MEMTRACE_IOC_CLEAR, MEMTRACE_IOC_SET_BUFFER, MEMTRACE_IOC_SNAPSHOT,
-	MEMTRACE_IOC_TARGET, MEMTRACE_IOC_UPROBE,
+	MEMTRACE_IOC_TARGET, MEMTRACE_IOC_UPROBE, MEMTRACE_IOC_EVRING_INFO,
+	MEMTRACE_IOC_EVRING_CONSUME,
 };
 
 static void op_ioctl(uint64_t *s, int fd, char *scratch)
@@ -441,6 +447,20 @@ static void op_ioctl(uint64_t *s, int fd, char *scratch)
 			u->__pad = 1;
 		break;
 	}
+	case 0x09: {
+		struct memtrace_evring_info *e = (void *)scratch;
+
+		e->size = fuzz_size(s, MEMTRACE_EVRING_INFO_SIZE_VER0, sizeof(*e));
+		break;
+	}
+	case 0x0a: {
+		struct memtrace_evring_consume *e = (void *)scratch;
+
+		e->size = fuzz_size(s, MEMTRACE_EVRING_CONSUME_SIZE_VER0, sizeof(*e));
+		e->cpu = chance(s, 80) ? below(s, 4) : rnd(s);
+		e->pos = chance(s, 50) ? 8 * below(s, 4096) : rnd(s);
+		break;
+	}
 	default:
 		break;
 	}
@@ -498,6 +518,8 @@ static void op_session(uint64_t *s, int fd, char *scratch)
 		u.func = MEMTRACE_UFN_FREE;
 		note_errno(ioctl(fd, MEMTRACE_IOC_UPROBE, &u), MEMTRACE_IOC_UPROBE);
 	}
+	if (chance(s, 30))	/* pressure events too: the event rings and their hooks */
+		c.events |= chance(s, 50) ? MEMTRACE_EV_OOM : MEMTRACE_EV_PRESSURE;
 	if (mtt_config(fd, &c))
 		return;
 	mtt_set_buffer(fd, 4096 * (1 + below(s, 256)));

@@ -177,6 +177,7 @@ int main(int argc, char **argv)
 	procmaps_tests();
 	procfs_tests();
 	spawn_tests();
+	pressure_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

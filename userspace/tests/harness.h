@@ -50,5 +50,6 @@ void elfsyms_tests(void);
 void procmaps_tests(void);
 void procfs_tests(void);
 void spawn_tests(void);
+void pressure_tests(void);
 
 #endif

@@ -84,11 +84,21 @@ struct memtrace_version {
  * a session traces the kernel or one process.
  */
 #define MEMTRACE_EV_USER	(1U << 4)
+/*
+ * Memory pressure events, since MEMTRACE_FEAT_EVRING: records in the
+ * per-CPU event rings (MEMTRACE_IOC_EVRING_INFO), not allocations.  Never
+ * part of "0 means all"; they may go with kernel or user allocation events.
+ */
+#define MEMTRACE_EV_OOM		(1U << 6)	/* OOM kills: kprobe oom_kill_process, oom:mark_victim */
+#define MEMTRACE_EV_RECLAIM	(1U << 7)	/* direct and memcg reclaim: vmscan tracepoints */
+#define MEMTRACE_EV_PRESSURE	(MEMTRACE_EV_OOM | MEMTRACE_EV_RECLAIM)
 
 /* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
 #define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
 /* memtrace_config.tgid, .comm and .cgroup_fd; the snapshot's ksyms section */
 #define MEMTRACE_FEAT_TASK_FILTERS	(1U << 30)
+/* Per-CPU event rings for MEMTRACE_EV_PRESSURE: memtrace_config.evring_pages, MEMTRACE_IOC_EVRING_* */
+#define MEMTRACE_FEAT_EVRING		(1U << 29)
 
 /* ---- MEMTRACE_IOC_CONFIG: what to record ----------------------------- */
 
@@ -110,9 +120,13 @@ struct memtrace_config {
 	__s32 tgid;		/* only allocations by this process (caller's pid namespace); 0: any */
 	__s32 cgroup_fd;	/* with MEMTRACE_CFG_CGROUP: only by tasks in this cgroup v2 (an open directory) or below */
 	char comm[MEMTRACE_COMM_LEN];	/* only by tasks of this name; "": any */
+	/* since MEMTRACE_FEAT_EVRING: */
+	__u32 evring_pages;	/* data pages of each CPU's event ring (power of 2); 0: default */
+	__u32 __pad_evring;
 };
 #define MEMTRACE_CONFIG_SIZE_VER0	296
 #define MEMTRACE_CONFIG_SIZE_VER1	328
+#define MEMTRACE_CONFIG_SIZE_VER2	336
 
 /*
  * Also queue a struct memtrace_trace_rec for every allocation recorded and
@@ -432,6 +446,135 @@ struct memtrace_trace_rec {
 #define MEMTRACE_TRACE_ALLOC	1
 #define MEMTRACE_TRACE_FREE	2
 
+/* ---- Event rings (MEMTRACE_FEAT_EVRING) -------------------------------- */
+
+/*
+ * Pressure events (MEMTRACE_EV_PRESSURE) go into one ring per possible
+ * CPU, written by that CPU only, never allocated in a hook.  The reader
+ * maps them all read-only: mmap(2) of evring.mmap_size bytes at file
+ * offset MEMTRACE_EVRING_MMAP_OFFSET.  CPU i's ring is at i * cpu_stride:
+ * a struct memtrace_evring_meta page, then data_size bytes of records.
+ *
+ * Positions count bytes since the ring was made, never wrap (64 bits),
+ * and index the data at pos % data_size.  The producer stores
+ * producer_pos with release semantics after a record is complete: a
+ * reader loads it with acquire semantics and may read every record below
+ * it.  The reader gives back what it has read with
+ * MEMTRACE_IOC_EVRING_CONSUME (the mapping is read-only: the module never
+ * trusts a position userspace could scribble), which moves consumer_pos.
+ * A record that does not fit is dropped and counted in lost (a slow reader
+ * stalls nothing).  A record never wraps: the producer fills the end of
+ * the data with a MEMTRACE_EVT_PAD record and starts again at its start.
+ */
+#define MEMTRACE_EVRING_MMAP_OFFSET	(1ULL << 40)
+
+struct memtrace_evring_meta {
+	__u64 producer_pos;	/* written by the CPU's producer */
+	__u64 __pad0[7];	/* the consumer's position on another cache line */
+	__u64 consumer_pos;	/* moved by MEMTRACE_IOC_EVRING_CONSUME */
+	__u64 __pad1[7];
+	__u64 lost;		/* records this CPU dropped: ring full, or nested in another */
+	__u64 written;		/* records this CPU wrote (pad records not counted) */
+};
+
+/* MEMTRACE_IOC_EVRING_INFO: the rings' geometry, while they exist. */
+struct memtrace_evring_info {
+	__u32 size;		/* in: sizeof(struct memtrace_evring_info) */
+	__u32 nr_cpus;		/* out: rings (possible CPU ids 0..nr_cpus-1) */
+	__u64 cpu_stride;	/* out: bytes from one CPU's meta page to the next */
+	__u64 data_offset;	/* out: from a CPU's meta page to its data */
+	__u64 data_size;	/* out: bytes of data per CPU (a power of 2) */
+	__u64 mmap_size;	/* out: bytes to map at MEMTRACE_EVRING_MMAP_OFFSET */
+};
+#define MEMTRACE_EVRING_INFO_SIZE_VER0	40
+
+/* MEMTRACE_IOC_EVRING_CONSUME: the reader is done with CPU cpu's records below pos. */
+struct memtrace_evring_consume {
+	__u32 size;		/* sizeof(struct memtrace_evring_consume) */
+	__u32 cpu;
+	__u64 pos;		/* consumer_pos <= pos <= producer_pos */
+};
+#define MEMTRACE_EVRING_CONSUME_SIZE_VER0	16
+
+/* Every record starts with this; size includes it and is a multiple of 8. */
+struct memtrace_ev_hdr {
+	__u32 size;
+	__u16 type;		/* MEMTRACE_EVT_* */
+	__u16 __pad;
+};
+
+#define MEMTRACE_EVT_PAD		0	/* skip size bytes */
+#define MEMTRACE_EVT_OOM_KILL		1	/* struct memtrace_ev_oom_kill */
+#define MEMTRACE_EVT_OOM_VICTIM		2	/* struct memtrace_ev_oom_victim */
+#define MEMTRACE_EVT_RECLAIM_BEGIN	3	/* struct memtrace_ev_reclaim */
+#define MEMTRACE_EVT_RECLAIM_END	4	/* struct memtrace_ev_reclaim */
+
+/* enum oom_constraint, as the kernel's OOM report names them */
+#define MEMTRACE_OOM_CONSTRAINT_NONE		0
+#define MEMTRACE_OOM_CONSTRAINT_CPUSET		1
+#define MEMTRACE_OOM_CONSTRAINT_MEMORY_POLICY	2
+#define MEMTRACE_OOM_CONSTRAINT_MEMCG		3
+
+/*
+ * The OOM killer chose a victim (entry of oom_kill_process()).  Task ids
+ * are numbered in the pid namespace of the reader that started the
+ * session (0: not in it); frames are there only if it had CAP_SYSLOG.
+ */
+struct memtrace_ev_oom_kill {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;		/* CLOCK_MONOTONIC */
+	__u32 trigger_pid;	/* the task whose allocation failed (thread) */
+	__u32 victim_pid;	/* the task chosen (thread group leader, mostly) */
+	char trigger_comm[MEMTRACE_COMM_LEN];
+	char victim_comm[MEMTRACE_COMM_LEN];
+	__u64 totalpages;	/* pages the victim was chosen among (oomkill's "pages") */
+	__s64 points;		/* the victim's badness: its RSS, swap and page table pages, adjusted */
+	__u64 memcg_id;		/* cgroup id (its inode in cgroup2fs) of a memcg OOM; 0: global */
+	__u64 memcg_max;	/* that memcg's memory.max, pages */
+	__u64 memcg_usage;	/* and its memory.current, pages */
+	__u32 constraint;	/* MEMTRACE_OOM_CONSTRAINT_* */
+	__s32 order;		/* of the allocation that failed; -1: sysrq */
+	__u32 gfp_mask;
+	__u32 loadavg[3];	/* 1, 5, 15 min load, fixed point with 11 fractional bits (FSHIFT) */
+	__u32 nr_frames;	/* the trigger's kernel stack, innermost first */
+	__u32 __pad;
+	/* __u64 frames[nr_frames] follow */
+};
+
+/*
+ * The victim marked (oom:mark_victim, with the victim's task lock held:
+ * the numbers the kernel prints in its "Killed process" line).
+ */
+struct memtrace_ev_oom_victim {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;		/* the victim */
+	__u32 trigger_pid;	/* the task marking it */
+	char comm[MEMTRACE_COMM_LEN];
+	__u64 total_vm_kb;
+	__u64 anon_rss_kb;
+	__u64 file_rss_kb;
+	__u64 shmem_rss_kb;
+	__u64 pgtables_kb;
+	__u32 uid;
+	__s16 oom_score_adj;
+	__u16 __pad;
+};
+
+/* Direct reclaim began or ended in a task (begin and end pair by pid). */
+struct memtrace_ev_reclaim {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 flags;		/* MEMTRACE_RECLAIM_* */
+	char comm[MEMTRACE_COMM_LEN];
+	__s32 order;		/* begin: the allocation's order */
+	__u32 gfp_mask;		/* begin */
+	__u64 nr_reclaimed;	/* end: pages reclaimed */
+};
+
+#define MEMTRACE_RECLAIM_MEMCG	(1U << 0)	/* memcg reclaim (memory.high/max), not a zone's */
+
 /* ---- User mode: MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE ------------ */
 
 struct memtrace_target {
@@ -510,5 +653,7 @@ struct memtrace_uprobe {
 /* Set the process to trace; clears the uprobes added for the previous one. */
 #define MEMTRACE_IOC_TARGET	_IOW(MEMTRACE_IOC_MAGIC, 0x07, struct memtrace_target)
 #define MEMTRACE_IOC_UPROBE	_IOW(MEMTRACE_IOC_MAGIC, 0x08, struct memtrace_uprobe)
+#define MEMTRACE_IOC_EVRING_INFO	_IOWR(MEMTRACE_IOC_MAGIC, 0x09, struct memtrace_evring_info)
+#define MEMTRACE_IOC_EVRING_CONSUME	_IOW(MEMTRACE_IOC_MAGIC, 0x0a, struct memtrace_evring_consume)
 
 #endif /* _UAPI_LINUX_MEMTRACE_H */

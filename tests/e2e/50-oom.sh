@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# memtrace-read --oom (oomkill's job): two busybox dd processes in a cgroup
+# v2 memcg with memory.max 16M.  The first fills a 12 MiB buffer and blocks
+# writing to a FIFO nobody reads; the second's 8 MiB read then makes the
+# memcg run out, and the OOM killer picks the first.  The record must name
+# the victim, the trigger, the memcg and the constraint exactly as the
+# kernel's own report in dmesg does, the victim's memory as the kernel's
+# oom:mark_victim event has it, and count as many kills as memory.events.
+# mtt-timeout: 300
+. "${0%/*}/lib.sh"
+
+if ! load_memtrace; then
+	not_ok "load memtrace.ko"
+	exit 0
+fi
+
+CG=$MEMCG_ROOT
+OUT=/tmp/oom.out
+FIFO=/tmp/oom.fifo
+if ! new_memcg mtoom 16M; then
+	skip "--oom: a memcg OOM kill" "no cgroup2 memory controller"
+	unload_memtrace
+	exit 0
+fi
+
+# The kernel's own oom:mark_victim event, read where memtrace reads the
+# victim's memory: the same numbers, exactly.  (The "Killed process" line
+# reads them again a little later: counters the victim's exit syncs in
+# between may have moved, so its RSS is compared apart.)
+TR=/sys/kernel/tracing
+mount -t tracefs nodev "$TR" 2>/dev/null
+have_tp=0
+if [ -f "$TR/events/oom/mark_victim/enable" ]; then
+	echo 0 >"$TR/tracing_on"
+	: >"$TR/trace"
+	echo 1 >"$TR/events/oom/mark_victim/enable" && echo 1 >"$TR/tracing_on" && have_tp=1
+fi
+
+# provoke_oom: the two dd in the memcg mtoom; HOG is the first, TRIG the
+# second; returns once both are gone.
+provoke_oom() {
+	rm -f "$FIFO"
+	mkfifo "$FIFO"
+	# Held open both ways: the victim's open succeeds, its write blocks.
+	exec 3<>"$FIFO"
+	sh -c "echo \$\$ >$CG/mtoom/cgroup.procs && exec dd if=/dev/zero of=$FIFO bs=12M count=2" \
+		2>/dev/null &
+	HOG=$!
+	if ! wait_for 60 hog_filled; then
+		not_ok "the victim-to-be holds its 12 MiB" "$(head -n 20 "/proc/$HOG/status" 2>&1)"
+	fi
+	sh -c "echo \$\$ >$CG/mtoom/cgroup.procs && exec dd if=/dev/zero of=/dev/null bs=8M count=1" \
+		2>/dev/null &
+	TRIG=$!
+	wait "$TRIG"
+	wait "$HOG"
+	exec 3<&-
+	rm -f "$FIFO"
+}
+hog_filled() {
+	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$HOG/status" 2>/dev/null)
+	[ "${rss:-0}" -ge 12288 ]
+}
+# all_reported FILE: FILE has as many victims as memory.events' oom_kill.
+all_reported() {
+	[ "$(grep -c 'killed process' "$1")" -ge "${k_kills:-1}" ]
+}
+
+start_pressure_reader "$OUT" --oom || exit 0
+
+mark="memtrace-oom-test-$$"
+kmsg "$mark"
+provoke_oom
+k_kills=$(awk '$1 == "oom_kill" { print $2 }' "$CG/mtoom/memory.events")
+wait_for 30 all_reported "$OUT"
+kill -INT "$READER"
+wait "$READER"
+echo 0 >"$TR/tracing_on" 2>/dev/null
+diag "$(cat "$OUT")"
+
+# The oracle: the kernel's own report, in order of the kills (the slow
+# debug kernel may kill the trigger too, before the first victim's memory
+# is back), and the memcg's own count.
+dmesg | awk -v m="$mark" 'f { print } index($0, m) { f = 1 }' >/tmp/oom.dmesg
+k_victims=$(sed -n 's/.*oom-kill:constraint=.*,task=\([^,]*\),pid=\([0-9]*\),.*/\2 \1/p' /tmp/oom.dmesg)
+k_memcgs=$(sed -n 's/.*oom-kill:constraint=.*,oom_memcg=\([^,]*\),.*/\1/p' /tmp/oom.dmesg | sort -u)
+k_constraint=$(sed -n 's/.*oom-kill:constraint=\([A-Z_]*\),.*/\1/p' /tmp/oom.dmesg | sort -u)
+# After each "invoked oom-killer", dump_stack()'s "CPU: N PID: P Comm: C"
+# (6.12: "CPU: N UID: U PID: P Comm: C"): the trigger.
+k_triggers=$(awk '/invoked oom-killer/ { want = 1; next }
+	want && / PID: [0-9]+ Comm: / { sub(/.* PID: /, ""); sub(/ Comm: /, " "); sub(/ .*/, "", $2); print $1, $2; want = 0 }' /tmp/oom.dmesg)
+k_killed=$(sed -n 's/.*Killed process //p' /tmp/oom.dmesg)
+diag "kernel: victims $(echo $k_victims), triggers $(echo $k_triggers), memcg $k_memcgs, memory.events oom_kill $k_kills"
+
+m_triggers=$(sed -n 's/.*Triggered by PID \([0-9]*\) ("\([^"]*\)"), OOM kill of PID.*/\1 \2/p' "$OUT")
+m_victims=$(sed -n 's/.*OOM kill of PID \([0-9]*\) ("\([^"]*\)"), [0-9]* pages, loadavg: [0-9.]* [0-9.]* [0-9.]*$/\1 \2/p' "$OUT")
+m_killed=$(sed -n 's/^	killed process //p' "$OUT")
+
+check_eq "--oom: as many kills as memory.events' oom_kill counts" "$k_kills" "$(grep -c 'Triggered by PID' "$OUT")"
+check_eq "--oom: the victims (pid, comm) are the kernel's, in order" "$k_victims" "$m_victims"
+check_eq "--oom: the first victim is the dd that held 12 MiB" "$HOG dd" "$(printf '%s\n' "$m_victims" | head -n 1)"
+check_eq "--oom: the triggers (pid, comm) are the kernel's, in order" "$k_triggers" "$m_triggers"
+check_eq "--oom: the first trigger is the second dd" "$TRIG dd" "$(printf '%s\n' "$m_triggers" | head -n 1)"
+check_eq "--oom: every kill names the kernel's oom_memcg ($k_memcgs) with its 16 MiB limit" \
+	"$k_kills" "$(grep -cE "^	memcg: $k_memcgs \\(id [0-9]+\\), memory.max 4096 pages, memory.current [0-9]+ pages$" "$OUT")"
+check_eq "--oom: every kill has the kernel's constraint ($k_constraint)" "$k_kills" \
+	"$(grep -cE "^	constraint: $k_constraint, order [0-9]+, gfp_mask 0x[0-9a-f]+, badness [0-9]+ pages$" "$OUT")"
+if [ "$have_tp" = 1 ]; then
+	k_marked=$(sed -n 's/.*mark_victim: pid=\([0-9]*\) comm=\([^ ]*\) total-vm=\([0-9]*kB\) anon-rss=\([0-9]*kB\) file-rss:\([0-9]*kB\) shmem-rss:\([0-9]*kB\) uid=\([0-9]*\) pgtables=\([0-9]*kB\) oom_score_adj=\(-*[0-9]*\).*/\1 (\2) total-vm:\3, anon-rss:\4, file-rss:\5, shmem-rss:\6, UID:\7 pgtables:\8 oom_score_adj:\9/p' "$TR/trace")
+	check_eq "--oom: the victims' memory is the kernel's oom:mark_victim event's" "$k_marked" "$m_killed"
+	echo 0 >"$TR/events/oom/mark_victim/enable"
+else
+	skip "--oom: the victims' memory is the kernel's oom:mark_victim event's" "no tracefs event"
+fi
+no_rss() { sed 's/anon-rss:[0-9]*kB, file-rss:[0-9]*kB, shmem-rss:[0-9]*kB, //'; }
+check_eq "--oom: ... and the kernel's Killed process lines (RSS apart)" \
+	"$(printf '%s\n' "$k_killed" | no_rss)" "$(printf '%s\n' "$m_killed" | no_rss)"
+check_match "--oom: the trigger's kernel stack starts at oom_kill_process, from the memcg charge" \
+	"^		oom_kill_process\\+0x[0-9a-f]+ \\[kernel\\]" "$(sed -n '/trigger.s kernel stack:/{n;p;}' "$OUT" | head -n 1)"
+check_match "--oom: ... through mem_cgroup_out_of_memory" \
+	"mem_cgroup_out_of_memory\\+0x[0-9a-f]+ \\[kernel\\]" "$(cat "$OUT")"
+check_match "--oom: nothing lost" "^Lost: 0 events" "$(cat "$OUT")"
+
+# A reader with CAP_PERFMON alone (in the device's group, as the udev rule
+# has it): the same kill, named the same, the trigger's stack hidden.
+OUT2=/tmp/oom-perfmon.out
+if command -v privcheck >/dev/null && new_memcg mtoom 16M; then
+	chgrp 990 "$MEMTRACE_DEV" && chmod 0660 "$MEMTRACE_DEV"
+	privcheck run-as 1000 990 cap_perfmon memtrace-read --oom 1 3600 >"$OUT2" 2>&1 &
+	READER=$!
+	if wait_for 60 grep -q "^Tracing " "$OUT2"; then
+		provoke_oom
+		k_kills=$(awk '$1 == "oom_kill" { print $2 }' "$CG/mtoom/memory.events")
+		wait_for 30 all_reported "$OUT2"
+		kill -INT "$READER"
+		wait "$READER"
+		check_eq "--oom with CAP_PERFMON alone: the victim is the first dd" "$HOG dd" \
+			"$(sed -n 's/.*OOM kill of PID \([0-9]*\) ("\([^"]*\)").*/\1 \2/p' "$OUT2" | head -n 1)"
+		check_match "... and the trigger's stack is hidden from it" \
+			"^	trigger's kernel stack: hidden \\(needs CAP_SYSLOG\\)$" "$(cat "$OUT2")"
+	else
+		not_ok "--oom with CAP_PERFMON alone attaches" "$(cat "$OUT2")"
+		kill -KILL "$READER" 2>/dev/null
+	fi
+	chgrp 0 "$MEMTRACE_DEV" && chmod 0600 "$MEMTRACE_DEV"
+else
+	skip "--oom with CAP_PERFMON alone" "no privcheck or no memcg"
+fi
+
+rmdir "$CG/mtoom" 2>/dev/null
+check "memtrace.ko unloads" unload_memtrace

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "evreader.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* Every record type has its CLOCK_MONOTONIC time right after the header. */
+#define EV_MIN_TIMED	(sizeof(struct memtrace_ev_hdr) + sizeof(uint64_t))
+
+int evring_collect(const uint8_t *data, uint64_t data_size, uint64_t from, uint64_t to,
+		   uint8_t **buf, size_t *len, size_t *cap, struct mt_err *err)
+{
+	uint64_t pos = from;
+
+	while (pos < to) {
+		uint64_t off = pos & (data_size - 1);
+		struct memtrace_ev_hdr h;
+
+		if (data_size - off < sizeof(h))
+			return mt_errf(err, EPROTO, "event ring: header across the end at %llu",
+				       (unsigned long long)pos);
+		memcpy(&h, data + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > data_size - off ||
+		    h.size > to - pos)
+			return mt_errf(err, EPROTO, "event ring: bad record size %u at %llu",
+				       h.size, (unsigned long long)pos);
+		if (h.type != MEMTRACE_EVT_PAD && h.size >= EV_MIN_TIMED) {
+			if (*len + h.size > *cap) {
+				size_t ncap = *cap ? *cap * 2 : 65536;
+				uint8_t *n;
+
+				while (ncap < *len + h.size)
+					ncap *= 2;
+				n = realloc(*buf, ncap);
+				if (!n)
+					return mt_errf(err, ENOMEM, "out of memory reading events");
+				*buf = n;
+				*cap = ncap;
+			}
+			memcpy(*buf + *len, data + off, h.size);
+			*len += h.size;
+		}
+		pos += h.size;
+	}
+	return 0;
+}
+
+struct ev_ref {
+	uint64_t ts;
+	size_t off;
+};
+
+static int ev_ref_cmp(const void *a, const void *b)
+{
+	const struct ev_ref *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	/* Same time: as collected (one CPU's records keep their order). */
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+size_t evring_dispatch(uint8_t *buf, size_t len, evreader_fn fn, void *ctx)
+{
+	struct ev_ref *refs;
+	size_t n = 0, off, i;
+
+	for (off = 0; off < len; off += ((struct memtrace_ev_hdr *)(buf + off))->size)
+		n++;
+	refs = calloc(n ? n : 1, sizeof(*refs));
+	if (!refs) {
+		/* No memory to sort: in collection order, still every record. */
+		for (off = 0; off < len; off += ((struct memtrace_ev_hdr *)(buf + off))->size)
+			fn(ctx, (const struct memtrace_ev_hdr *)(buf + off));
+		return n;
+	}
+	for (off = 0, i = 0; off < len; off += ((struct memtrace_ev_hdr *)(buf + off))->size, i++) {
+		memcpy(&refs[i].ts, buf + off + sizeof(struct memtrace_ev_hdr), sizeof(uint64_t));
+		refs[i].off = off;
+	}
+	qsort(refs, n, sizeof(*refs), ev_ref_cmp);
+	for (i = 0; i < n; i++)
+		fn(ctx, (const struct memtrace_ev_hdr *)(buf + refs[i].off));
+	free(refs);
+	return n;
+}
+
+int evreader_open(struct evreader *r, struct mt_device *dev, struct mt_err *err)
+{
+	const void *map;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->dev = dev;
+	ret = device_evring_map(dev, &r->info, &map, err);
+	if (ret)
+		return ret;
+	r->map = map;
+	return 0;
+}
+
+static const struct memtrace_evring_meta *ev_meta(const struct evreader *r, uint32_t cpu)
+{
+	return (const struct memtrace_evring_meta *)(r->map + cpu * r->info.cpu_stride);
+}
+
+int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err *err)
+{
+	size_t len = 0;
+	uint32_t cpu;
+	int ret;
+
+	for (cpu = 0; cpu < r->info.nr_cpus; cpu++) {
+		const struct memtrace_evring_meta *m = ev_meta(r, cpu);
+		uint64_t from = __atomic_load_n(&m->consumer_pos, __ATOMIC_RELAXED);
+		/* Pairs with the module's release: records below to are whole. */
+		uint64_t to = __atomic_load_n(&m->producer_pos, __ATOMIC_ACQUIRE);
+
+		if (to == from)
+			continue;
+		if (to < from || to - from > r->info.data_size)
+			return mt_errf(err, EPROTO, "event ring of CPU %u: positions %llu..%llu",
+				       cpu, (unsigned long long)from, (unsigned long long)to);
+		ret = evring_collect(r->map + cpu * r->info.cpu_stride + r->info.data_offset,
+				     r->info.data_size, from, to, &r->buf, &len, &r->cap, err);
+		if (ret)
+			return ret;
+		/* Copied out: the module may reuse the space. */
+		ret = device_evring_consume(r->dev, cpu, to, err);
+		if (ret)
+			return ret;
+	}
+	if (len)
+		evring_dispatch(r->buf, len, fn, ctx);
+	return 0;
+}
+
+uint64_t evreader_lost(const struct evreader *r, unsigned int *cpus)
+{
+	uint64_t sum = 0, l;
+	uint32_t cpu;
+
+	*cpus = 0;
+	for (cpu = 0; r->map && cpu < r->info.nr_cpus; cpu++) {
+		l = __atomic_load_n(&ev_meta(r, cpu)->lost, __ATOMIC_RELAXED);
+		sum += l;
+		*cpus += l != 0;
+	}
+	return sum;
+}
+
+void evreader_close(struct evreader *r)
+{
+	if (r->map)
+		munmap((void *)r->map, r->info.mmap_size);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reader of the module's per-CPU event rings (MEMTRACE_FEAT_EVRING): the
+ * records every CPU published since the last drain, copied out of the
+ * read-only mapping, checked, and handed on in time order across CPUs;
+ * then their space is given back.  Dropped records are counted by the
+ * module per CPU (memtrace_evring_meta.lost) and summed here.
+ */
+#ifndef MEMTRACE_READ_EVREADER_H
+#define MEMTRACE_READ_EVREADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/memtrace.h>
+
+#include "device.h"
+#include "util.h"
+
+/* A record, with its header; valid during the callback only. */
+typedef void (*evreader_fn)(void *ctx, const struct memtrace_ev_hdr *rec);
+
+/*
+ * Walks the records of one ring's data between positions from and to
+ * (pads skipped), appending a copy of each to *buf (grown with realloc;
+ * *len bytes used).  Returns 0 or -EPROTO with err set if a record is
+ * malformed (size not a multiple of 8, past to, or across the end).
+ */
+int evring_collect(const uint8_t *data, uint64_t data_size, uint64_t from, uint64_t to,
+		   uint8_t **buf, size_t *len, size_t *cap, struct mt_err *err);
+
+/*
+ * Orders the records in buf (as evring_collect() left them) by their
+ * time (the __u64 after every header) and calls fn for each.  Returns
+ * the number of records.
+ */
+size_t evring_dispatch(uint8_t *buf, size_t len, evreader_fn fn, void *ctx);
+
+struct evreader {
+	struct mt_device *dev;
+	struct memtrace_evring_info info;
+	const uint8_t *map;
+	uint8_t *buf;
+	size_t cap;
+};
+
+/* Maps the session's rings (after the session started with pressure events). */
+int evreader_open(struct evreader *r, struct mt_device *dev, struct mt_err *err);
+/* Hands every record published so far to fn, in time order; then consumes them. */
+int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err *err);
+/* Records the module dropped, over all CPUs, and the CPUs that dropped any. */
+uint64_t evreader_lost(const struct evreader *r, unsigned int *cpus);
+void evreader_close(struct evreader *r);
+
+#endif

@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --oom and --reclaim; see pressure.h.  The session: configure the module
+ * for the pressure events alone (no allocation tables), start, then sleep
+ * in poll(2) on the device (the event rings' wake-up) and a signalfd, and
+ * print each record as it comes, in time order across CPUs.
+ */
+#include "pressure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <mntent.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "evreader.h"
+#include "ksyms.h"
+
+#define PROG "memtrace-read"
+
+/* ---- formatting ---- */
+
+#define LOAD_FSHIFT	11
+#define LOAD_FIXED_1	(1U << LOAD_FSHIFT)
+
+void pressure_loadavg(const uint32_t load[3], char *buf, size_t len)
+{
+	unsigned long v[3];
+
+	/* As /proc/loadavg: rounded to the hundredth (get_avenrun's offset). */
+	for (int i = 0; i < 3; i++)
+		v[i] = load[i] + LOAD_FIXED_1 / 200;
+	snprintf(buf, len, "%lu.%02lu %lu.%02lu %lu.%02lu",
+		 v[0] >> LOAD_FSHIFT, ((v[0] & (LOAD_FIXED_1 - 1)) * 100) >> LOAD_FSHIFT,
+		 v[1] >> LOAD_FSHIFT, ((v[1] & (LOAD_FIXED_1 - 1)) * 100) >> LOAD_FSHIFT,
+		 v[2] >> LOAD_FSHIFT, ((v[2] & (LOAD_FIXED_1 - 1)) * 100) >> LOAD_FSHIFT);
+}
+
+static const char *constraint_name(uint32_t c)
+{
+	/* The kernel's own names, as its oom-kill: line prints them. */
+	switch (c) {
+	case MEMTRACE_OOM_CONSTRAINT_NONE:
+		return "CONSTRAINT_NONE";
+	case MEMTRACE_OOM_CONSTRAINT_CPUSET:
+		return "CONSTRAINT_CPUSET";
+	case MEMTRACE_OOM_CONSTRAINT_MEMORY_POLICY:
+		return "CONSTRAINT_MEMORY_POLICY";
+	case MEMTRACE_OOM_CONSTRAINT_MEMCG:
+		return "CONSTRAINT_MEMCG";
+	default:
+		return "CONSTRAINT_UNKNOWN";
+	}
+}
+
+/* A name from a record: at most MEMTRACE_COMM_LEN bytes, maybe unterminated. */
+static void comm_of(char *dst, const char *src)
+{
+	memcpy(dst, src, MEMTRACE_COMM_LEN);
+	dst[MEMTRACE_COMM_LEN] = '\0';
+}
+
+static void clock_hms(time_t when, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!localtime_r(&when, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "??:??:??");
+}
+
+void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, time_t when,
+			     const char *memcg, struct ksyms *ks)
+{
+	char trig[MEMTRACE_COMM_LEN + 1], vict[MEMTRACE_COMM_LEN + 1], hms[16], load[64];
+	const uint64_t *frames = (const uint64_t *)(r + 1);
+	uint32_t nr = r->nr_frames;
+
+	comm_of(trig, r->trigger_comm);
+	comm_of(vict, r->victim_comm);
+	clock_hms(when, hms, sizeof(hms));
+	pressure_loadavg(r->loadavg, load, sizeof(load));
+	fprintf(out, "%s Triggered by PID %" PRIu32 " (\"%s\"), OOM kill of PID %" PRIu32
+		" (\"%s\"), %" PRIu64 " pages, loadavg: %s\n",
+		hms, r->trigger_pid, trig, r->victim_pid, vict, (uint64_t)r->totalpages, load);
+	fprintf(out, "\tconstraint: %s, order %" PRId32 ", gfp_mask 0x%" PRIx32
+		", badness %" PRId64 " pages\n",
+		constraint_name(r->constraint), r->order, r->gfp_mask, (int64_t)r->points);
+	if (r->memcg_id)
+		fprintf(out, "\tmemcg: %s (id %" PRIu64 "), memory.max %" PRIu64
+			" pages, memory.current %" PRIu64 " pages\n",
+			memcg ? memcg : "?", (uint64_t)r->memcg_id, (uint64_t)r->memcg_max,
+			(uint64_t)r->memcg_usage);
+	else
+		fprintf(out, "\tmemcg: none (a global OOM)\n");
+	if (!nr) {
+		fprintf(out, "\ttrigger's kernel stack: hidden (needs CAP_SYSLOG)\n");
+		return;
+	}
+	if (nr > (r->hdr.size - sizeof(*r)) / sizeof(uint64_t))
+		nr = (r->hdr.size - sizeof(*r)) / sizeof(uint64_t);
+	fprintf(out, "\ttrigger's kernel stack:\n");
+	for (uint32_t i = 0; i < nr; i++) {
+		char name[256];
+
+		if (ks)
+			ksyms_format(ks, frames[i], name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "0x%" PRIx64, (uint64_t)frames[i]);
+		fprintf(out, "\t\t%s\n", name);
+	}
+}
+
+void pressure_print_oom_victim(FILE *out, const struct memtrace_ev_oom_victim *r)
+{
+	char comm[MEMTRACE_COMM_LEN + 1];
+
+	comm_of(comm, r->comm);
+	fprintf(out, "\tkilled process %" PRIu32 " (%s) total-vm:%" PRIu64 "kB, anon-rss:%"
+		PRIu64 "kB, file-rss:%" PRIu64 "kB, shmem-rss:%" PRIu64 "kB, UID:%" PRIu32
+		" pgtables:%" PRIu64 "kB oom_score_adj:%d\n",
+		r->pid, comm, (uint64_t)r->total_vm_kb, (uint64_t)r->anon_rss_kb,
+		(uint64_t)r->file_rss_kb, (uint64_t)r->shmem_rss_kb, r->uid,
+		(uint64_t)r->pgtables_kb, (int)r->oom_score_adj);
+}
+
+/* ---- cgroup ids ---- */
+
+static uint64_t walk_id;
+static char walk_found[4096];
+
+static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D && (uint64_t)st->st_ino == walk_id) {
+		snprintf(walk_found, sizeof(walk_found), "%s", path);
+		return 1;
+	}
+	return 0;
+}
+
+bool pressure_cgroup_path(const char *root, uint64_t id, char *buf, size_t len)
+{
+	size_t rl = strlen(root);
+
+	walk_id = id;
+	walk_found[0] = '\0';
+	if (nftw(root, walk_one, 16, FTW_PHYS | FTW_MOUNT) != 1)
+		return false;
+	/* Below the mount, as the kernel's oom_memcg= names it. */
+	snprintf(buf, len, "%s", walk_found[rl] ? walk_found + rl : "/");
+	return true;
+}
+
+/* Where cgroup2 is mounted, or NULL. */
+static char *cgroup2_root(void)
+{
+	FILE *f = setmntent("/proc/self/mounts", "r");
+	struct mntent *m;
+	char *root = NULL;
+
+	if (!f)
+		return NULL;
+	while ((m = getmntent(f)))
+		if (!strcmp(m->mnt_type, "cgroup2")) {
+			root = strdup(m->mnt_dir);
+			break;
+		}
+	endmntent(f);
+	return root;
+}
+
+/* ---- --reclaim: begin/end pairs, per-process latency ---- */
+
+#define RECLAIM_TASKS	4096	/* reclaims in flight, by task */
+#define RECLAIM_PROCS	256	/* processes in the summary */
+#define HIST_SLOTS	40
+
+struct reclaim_open {
+	uint32_t pid;		/* 0: free */
+	uint64_t ts;
+};
+
+struct reclaim_proc {
+	uint32_t pid;
+	char comm[MEMTRACE_COMM_LEN + 1];
+	uint64_t count, total_ns, pages;
+	uint64_t hist[HIST_SLOTS];	/* log2 of microseconds */
+};
+
+struct reclaim_state {
+	struct reclaim_open open[RECLAIM_TASKS];
+	struct reclaim_proc procs[RECLAIM_PROCS];
+	unsigned int nr_procs;
+	uint64_t events[2], pages[2];	/* [0] direct, [1] memcg */
+	uint64_t unpaired;		/* ends without their begin (lost, or begun before start) */
+	uint64_t procs_full;
+};
+
+static struct reclaim_open *reclaim_slot(struct reclaim_state *st, uint32_t pid, bool make)
+{
+	for (unsigned int i = 0, h = pid % RECLAIM_TASKS; i < RECLAIM_TASKS; i++) {
+		struct reclaim_open *o = &st->open[(h + i) % RECLAIM_TASKS];
+
+		if (o->pid == pid)
+			return o;
+		if (!o->pid)
+			return make ? o : NULL;
+	}
+	return NULL;
+}
+
+static void reclaim_close(struct reclaim_state *st, struct reclaim_open *o)
+{
+	/* Backward-shift deletion keeps every probe chain whole. */
+	unsigned int i = (unsigned int)(o - st->open), j = i;
+
+	for (;;) {
+		unsigned int home;
+
+		j = (j + 1) % RECLAIM_TASKS;
+		if (!st->open[j].pid)
+			break;
+		home = st->open[j].pid % RECLAIM_TASKS;
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			st->open[i] = st->open[j];
+			i = j;
+		}
+	}
+	st->open[i].pid = 0;
+}
+
+static unsigned int log2_slot(uint64_t us)
+{
+	unsigned int s = 0;
+
+	while (us > 1 && s < HIST_SLOTS - 1) {
+		us >>= 1;
+		s++;
+	}
+	return us ? s + 1 : 0;
+}
+
+static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_reclaim *r,
+			  time_t when, FILE *out)
+{
+	bool memcg = r->flags & MEMTRACE_RECLAIM_MEMCG;
+	struct reclaim_open *o = reclaim_slot(st, r->pid, r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN);
+	struct reclaim_proc *p = NULL;
+	char comm[MEMTRACE_COMM_LEN + 1], hms[16];
+	uint64_t lat;
+
+	if (r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN) {
+		if (o) {
+			o->pid = r->pid;
+			o->ts = r->ts_ns;
+		}
+		return;
+	}
+	st->events[memcg]++;
+	st->pages[memcg] += r->nr_reclaimed;
+	if (!o) {
+		st->unpaired++;
+		return;
+	}
+	lat = r->ts_ns - o->ts;
+	reclaim_close(st, o);
+	comm_of(comm, r->comm);
+	clock_hms(when, hms, sizeof(hms));
+	fprintf(out, "%-8s %-16s %-7" PRIu32 " %9.3f %7" PRIu64 "%s\n", hms, comm, r->pid,
+		lat / 1e6, (uint64_t)r->nr_reclaimed, memcg ? " memcg" : "");
+	for (unsigned int i = 0; i < st->nr_procs; i++)
+		if (st->procs[i].pid == r->pid && !strcmp(st->procs[i].comm, comm))
+			p = &st->procs[i];
+	if (!p && st->nr_procs < RECLAIM_PROCS) {
+		p = &st->procs[st->nr_procs++];
+		p->pid = r->pid;
+		memcpy(p->comm, comm, sizeof(p->comm));
+	}
+	if (!p) {
+		st->procs_full++;
+		return;
+	}
+	p->count++;
+	p->total_ns += lat;
+	p->pages += r->nr_reclaimed;
+	p->hist[log2_slot(lat / 1000)]++;
+}
+
+static void reclaim_summary(const struct reclaim_state *st, FILE *out)
+{
+	fprintf(out, "\nDirect reclaim: %" PRIu64 " reclaims, %" PRIu64 " pages reclaimed; "
+		"memcg reclaim: %" PRIu64 " reclaims, %" PRIu64 " pages reclaimed\n",
+		st->events[0], st->pages[0], st->events[1], st->pages[1]);
+	if (st->unpaired)
+		fprintf(out, "(%" PRIu64 " ends without their begin: counted, no latency)\n",
+			st->unpaired);
+	for (unsigned int i = 0; i < st->nr_procs; i++) {
+		const struct reclaim_proc *p = &st->procs[i];
+		unsigned int last = 0;
+		uint64_t max = 0;
+
+		for (unsigned int s = 0; s < HIST_SLOTS; s++) {
+			if (p->hist[s])
+				last = s;
+			if (p->hist[s] > max)
+				max = p->hist[s];
+		}
+		fprintf(out, "\npid %" PRIu32 " (%s): %" PRIu64 " reclaims, %" PRIu64
+			" pages, avg %.3f ms\n", p->pid, p->comm, p->count, p->pages,
+			p->count ? p->total_ns / 1e6 / p->count : 0.0);
+		fprintf(out, "%24s : %-10s distribution\n", "usecs", "count");
+		for (unsigned int s = 0; s <= last; s++) {
+			uint64_t lo = s ? 1ULL << (s - 1) : 0, hi = (1ULL << s) - 1;
+			char stars[41];
+			unsigned int n = max ? (unsigned int)(p->hist[s] * 40 / max) : 0;
+
+			memset(stars, '*', n);
+			stars[n] = '\0';
+			fprintf(out, "%10" PRIu64 " -> %-10" PRIu64 " : %-10" PRIu64 " |%-40s|\n",
+				lo, hi, p->hist[s], stars);
+		}
+	}
+	if (st->procs_full)
+		fprintf(out, "(%" PRIu64 " reclaims of processes past the first %d not "
+			"in the histograms)\n", st->procs_full, RECLAIM_PROCS);
+}
+
+/* ---- the session ---- */
+
+struct pressure {
+	const struct mt_options *o;
+	struct ksyms *ksyms;
+	char *cgroot;
+	struct reclaim_state *reclaim;
+	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t kills;
+};
+
+static time_t wall_of(const struct pressure *p, uint64_t mono_ns)
+{
+	return (time_t)(((int64_t)mono_ns + p->mono_to_real_ns) / 1000000000LL);
+}
+
+static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
+{
+	struct pressure *p = ctx;
+
+	switch (h->type) {
+	case MEMTRACE_EVT_OOM_KILL: {
+		const struct memtrace_ev_oom_kill *r = (const void *)h;
+		char path[4096];
+		bool named = false;
+
+		if (h->size < sizeof(*r))
+			return;
+		if (r->memcg_id && p->cgroot)
+			named = pressure_cgroup_path(p->cgroot, r->memcg_id, path, sizeof(path));
+		pressure_print_oom_kill(stdout, r, wall_of(p, r->ts_ns), named ? path : NULL,
+					p->ksyms);
+		p->kills++;
+		break;
+	}
+	case MEMTRACE_EVT_OOM_VICTIM:
+		if (h->size >= sizeof(struct memtrace_ev_oom_victim))
+			pressure_print_oom_victim(stdout, (const void *)h);
+		break;
+	case MEMTRACE_EVT_RECLAIM_BEGIN:
+	case MEMTRACE_EVT_RECLAIM_END: {
+		const struct memtrace_ev_reclaim *r = (const void *)h;
+
+		if (p->reclaim && h->size >= sizeof(*r))
+			reclaim_event(p->reclaim, r, wall_of(p, r->ts_ns), stdout);
+		break;
+	}
+	default:
+		break;		/* a type newer than this reader */
+	}
+}
+
+static int64_t mono_to_real(void)
+{
+	struct timespec m, r;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	return (r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
+}
+
+static int drain(struct pressure *p, struct evreader *er)
+{
+	struct mt_err err;
+
+	if (evreader_drain(er, on_record, p, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return -1;
+	}
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
+}
+
+static void print_lost(const struct evreader *er)
+{
+	unsigned int cpus;
+	uint64_t lost = evreader_lost(er, &cpus);
+
+	printf("Lost: %" PRIu64 " events (ring full, or nested in another on its CPU)", lost);
+	if (lost) {
+		printf(":");
+		for (uint32_t c = 0; c < er->info.nr_cpus; c++) {
+			const struct memtrace_evring_meta *m =
+				(const void *)(er->map + c * er->info.cpu_stride);
+			uint64_t l = __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
+
+			if (l)
+				printf(" cpu%u %" PRIu64, c, l);
+		}
+	}
+	printf("\n");
+}
+
+int pressure_run(const struct mt_options *o)
+{
+	uint32_t want = o->mode == MT_MODE_OOM ? MEMTRACE_EV_OOM : MEMTRACE_EV_RECLAIM;
+	const char *mode = o->mode == MT_MODE_OOM ? "--oom" : "--reclaim";
+	struct pressure p = { .o = o };
+	struct memtrace_config cfg;
+	struct evreader er = { 0 };
+	struct mt_device dev;
+	struct timespec deadline;
+	sigset_t signals;
+	struct mt_err err;
+	int sigfd = -1, status = 1;
+
+	dev.fd = -1;
+	if (device_open(&dev, NULL, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return 1;
+	}
+	if (!(dev.version.features & MEMTRACE_FEAT_EVRING) || !(dev.version.features & want)) {
+		fprintf(stderr, PROG ": %s: not supported by this module on this kernel "
+			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
+			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
+			o->mode == MT_MODE_OOM ? "oom_kill_process cannot be probed" :
+			"no direct reclaim tracepoints");
+		goto out;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.events = want;
+	cfg.stack_depth = MEMTRACE_MAX_FRAMES;
+	if (device_configure(&dev, &cfg, &err) || device_start(&dev, &err) ||
+	    evreader_open(&er, &dev, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		goto out;
+	}
+	p.ksyms = ksyms_new(NULL);
+	p.cgroot = cgroup2_root();
+	p.mono_to_real_ns = mono_to_real();
+	if (o->mode == MT_MODE_RECLAIM) {
+		p.reclaim = calloc(1, sizeof(*p.reclaim));
+		if (!p.reclaim) {
+			fprintf(stderr, PROG ": out of memory\n");
+			goto out;
+		}
+	}
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &signals, NULL) ||
+	    (sigfd = signalfd(-1, &signals, SFD_CLOEXEC)) < 0) {
+		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
+		goto out;
+	}
+	if (o->mode == MT_MODE_OOM)
+		printf("Tracing OOM kills, Ctrl+C to quit.\n");
+	else
+		printf("Tracing direct reclaim, Ctrl+C to quit.\n%-8s %-16s %-7s %9s %7s\n",
+		       "TIME", "COMM", "PID", "LAT(ms)", "PAGES");
+	fflush(stdout);
+	status = 0;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (unsigned long n = 0; !o->count || n < o->count; n++) {
+		bool signalled = false, due = false;
+
+		deadline.tv_sec += o->interval_s;
+		while (!signalled && !due) {
+			struct pollfd pf[2] = { { sigfd, POLLIN, 0 }, { dev.fd, POLLIN, 0 } };
+			struct timespec now;
+			long long left;
+			int r;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left = (deadline.tv_sec - now.tv_sec) * 1000LL +
+			       (deadline.tv_nsec - now.tv_nsec) / 1000000;
+			if (left <= 0)
+				break;
+			r = poll(pf, 2, (int)left);
+			if (r < 0 && errno != EINTR) {
+				fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+				status = 1;
+				goto stop;
+			}
+			if (r > 0 && (pf[0].revents & POLLIN)) {
+				struct signalfd_siginfo si;
+
+				signalled = read(sigfd, &si, sizeof(si)) == sizeof(si);
+			}
+			if (r > 0 && (pf[1].revents & (POLLERR | POLLHUP))) {
+				fprintf(stderr, PROG ": the session ended under this reader\n");
+				status = 1;
+				goto stop;
+			}
+			if (drain(&p, &er)) {
+				status = 1;
+				goto stop;
+			}
+		}
+		if (signalled)
+			break;
+	}
+stop:
+	if (dev.tracing && device_stop(&dev, &err) && !status) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		status = 1;
+	}
+	/* What the rings still hold was written before the stop. */
+	if (!status && drain(&p, &er))
+		status = 1;
+	if (p.reclaim && !status)
+		reclaim_summary(p.reclaim, stdout);
+	if (er.map) {
+		if (o->mode == MT_MODE_OOM)
+			printf("%" PRIu64 " OOM kills\n", p.kills);
+		print_lost(&er);
+	}
+	fflush(stdout);
+out:
+	evreader_close(&er);
+	device_close(&dev);
+	if (sigfd >= 0)
+		close(sigfd);
+	ksyms_free(p.ksyms);
+	free(p.cgroot);
+	free(p.reclaim);
+	return status;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The memory pressure modes: --oom (oomkill's job) and --reclaim
+ * (drsnoop's), fed by the module's per-CPU event rings (evreader.h).
+ * Formatting is apart from the session so the host tests can check it.
+ */
+#ifndef MEMTRACE_READ_PRESSURE_H
+#define MEMTRACE_READ_PRESSURE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <linux/memtrace.h>
+
+#include "cli.h"
+
+struct ksyms;
+
+/* Runs --oom or --reclaim; returns the process exit status. */
+int pressure_run(const struct mt_options *o);
+
+/*
+ * The cgroup v2 directory whose id (its inode number in cgroup2fs) is id,
+ * as a path below the cgroup2 mount at root ("/" for the root itself), in
+ * buf; false if none is found (a cgroup removed since).
+ */
+bool pressure_cgroup_path(const char *root, uint64_t id, char *buf, size_t len);
+
+/* /proc/loadavg's way of printing the kernel's fixed-point load (FSHIFT 11). */
+void pressure_loadavg(const uint32_t load[3], char *buf, size_t len);
+
+/*
+ * An OOM kill, oomkill(8)'s line and then the details: when is the wall
+ * clock time of the record, memcg the memcg's path (NULL: unknown), ks
+ * names the trigger's frames (NULL: addresses).
+ */
+void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, time_t when,
+			     const char *memcg, struct ksyms *ks);
+/* The victim's memory when it was marked, as the kernel's "Killed process" line. */
+void pressure_print_oom_victim(FILE *out, const struct memtrace_ev_oom_victim *r);
+
+#endif
