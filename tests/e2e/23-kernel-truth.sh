@@ -94,21 +94,48 @@ KML=/sys/kernel/debug/kmemleak
 if [ ! -w "$KML" ] || ! echo scan >"$KML" 2>/dev/null; then
 	skip "memtrace reports what kmemleak reports, with the same stack" "no kmemleak"
 else
+	# The backtrace frames ("func+0xoff") of the objects kmemleak reports
+	# allocated under paths_unreachable, "N frame" for the Nth object.
+	# Not picked by size: kmemleak records the cache's object size (512),
+	# not the 300 asked for.
+	kmemleak_ours() {
+		awk 'function flush(i) {
+			if (mine) { n++; for (i = 1; i <= nf; i++) print n, f[i] }
+			nf = 0; mine = 0 }
+		     /^unreferenced object/ { flush(); next }
+		     /\[<[0-9a-f]+>\]/ { sub(/.*\] /, ""); sub(/\/0x[0-9a-f]+.*/, "");
+			if ($0 ~ /^paths_unreachable\+/) mine = 1
+			f[++nf] = $0 }
+		     END { flush() }' "$KML"
+	}
+	# kmemleak has false negatives: any stale copy of an address in memory
+	# it scans is a reference.  The shell that writes the trigger keeps the
+	# last pointer kmalloc returned in the dead part of its kernel stack,
+	# and with task stack scanning on kmemleak reported 2 of the 3: off for
+	# this check only.  Even so, one more stays hidden at times (a copy
+	# somewhere else it scans, such as registers an interrupt saved on a
+	# CPU's IRQ stack, which it scans as per-CPU data): a few more scans
+	# give such a copy time to be overwritten.  What is checked is the issue's rule: every leak
+	# kmemleak reports is in memtrace's report, with the same stack.
+	echo stack=off >"$KML"
 	start_kernel_reader "$OUT" "memtrace-read attaches" --module memtrace_paths -o 0 -T 1000 \
 		3600 || exit 1
 	echo 1 >"$PATHS/unreachable"
 	# kmemleak reports objects older than 5 s, found unreferenced twice.
 	sleep $((6 * ${MTT_TIMEOUT_SCALE:-1}))
-	echo scan >"$KML"
-	echo scan >"$KML"
+	tries=0
+	while :; do
+		echo scan >"$KML"
+		echo scan >"$KML"
+		leaks=$(kmemleak_ours)
+		nleaks=$(printf '%s\n' "$leaks" | awk 'NF { n[$1] = 1 } END { print length(n) }')
+		[ "$nleaks" -lt 3 ] && [ "$tries" -lt 3 ] || break
+		tries=$((tries + 1))
+		sleep 1
+	done
 	kill -INT "$READER"
 	wait "$READER"
-	# The backtrace frames of kmemleak's 300-byte objects: "func+0xoff".
-	leaks=$(awk '/unreferenced object .*\(size 300\)/ { n++; p = 1; next }
-		     /unreferenced object/ { p = 0 }
-		     p && /\[<[0-9a-f]+>\]/ { sub(/.*\] /, ""); sub(/\/0x[0-9a-f]+.*/, ""); print n, $0 }' "$KML")
-	nleaks=$(printf '%s\n' "$leaks" | awk 'NF { n[$1] = 1 } END { print length(n) }')
-	diag "kmemleak: $(printf '%s\n' "$leaks" | head -n 12)"
+	diag "kmemleak, after $((tries + 1)) double scans: $(printf '%s\n' "$leaks" | head -n 12)"
 	if [ "$nleaks" -eq 0 ]; then
 		# Does memtrace hide them (its tables hold their addresses), or
 		# does kmemleak not see them here at all?  Again, untraced.
@@ -118,11 +145,11 @@ else
 		sleep $((6 * ${MTT_TIMEOUT_SCALE:-1}))
 		echo scan >"$KML"
 		echo scan >"$KML"
-		if grep -q 'unreferenced object .*(size 300)' "$KML"; then
-			not_ok "kmemleak reports the 3 unreachable kmalloc(300)" \
+		if grep -q 'paths_unreachable+' "$KML"; then
+			not_ok "kmemleak reports the unreachable kmalloc(300)" \
 				"it does untraced: memtrace hides them from it"
 		else
-			skip "kmemleak reports the 3 unreachable kmalloc(300)" \
+			skip "kmemleak reports the unreachable kmalloc(300)" \
 				"this kmemleak reports none of them even untraced: the oracle is blind here"
 			skip "each kmemleak backtrace equals memtrace's stack, frame by frame" \
 				"no kmemleak report to compare"
@@ -130,17 +157,27 @@ else
 		echo 1 >"$PATHS/reclaim"
 		echo clear >"$KML"
 	else
-		check_eq "kmemleak reports the 3 unreachable kmalloc(300)" 3 "$nleaks"
+		[ "$nleaks" -eq 3 ] ||
+			diag "kmemleak found $nleaks of the 3 unreferenced (a stale copy of an address hides the others)"
+		check_match "kmemleak reports the unreachable kmalloc(300), 1 to 3 of them" '^[1-3]$' \
+			"$nleaks"
 	fi
 	# memtrace's stack of them, from paths_unreachable on: "func+0xoff" each.
-	mine=$(last_report_stacks "$OUT" | grep ' ;; paths_unreachable+' |
-		sed 's/^[^;]*;; //; s/ \[[a-z_0-9]*\]//g; s/ ;; /\n/g')
+	mine=$(last_report_stacks "$OUT" | awk -F' ;; ' '/ ;; paths_unreachable\+/ {
+		for (i = 2; i <= NF; i++) {
+			f = $i; sub(/ \[[a-z_0-9]*\]$/, "", f)
+			if (f ~ /^paths_unreachable\+/) p = 1
+			if (p) print f
+		}
+		exit }')
 	check_match "memtrace reports them: 1536 bytes in 3 allocations (kmalloc-512)" \
 		'^[[:space:]]*1536 bytes in 3 allocations from stack[^;]* ;; paths_unreachable\+' \
 		"$(last_report_stacks "$OUT")"
 	# Each kmemleak backtrace, from paths_unreachable on, is memtrace's stack.
 	bad=0
-	[ "$nleaks" -eq 0 ] || for i in 1 2 3; do
+	i=0
+	while [ "$i" -lt "$nleaks" ]; do
+		i=$((i + 1))
 		theirs=$(printf '%s\n' "$leaks" | awk -v i="$i" '$1 == i { print $2 }' |
 			sed -n '/^paths_unreachable+/,$p')
 		nt=$(printf '%s\n' "$theirs" | grep -c .)
@@ -148,12 +185,14 @@ else
 		   [ "$(printf '%s\n' "$mine" | head -n "$nt")" != "$theirs" ]; then
 			bad=$((bad + 1))
 			diag "kmemleak #$i: $theirs"
+			diag "memtrace: $mine"
 		fi
 	done
 	[ "$nleaks" -eq 0 ] ||
 		check_eq "each kmemleak backtrace equals memtrace's stack, frame by frame" 0 "$bad"
 	echo 1 >"$PATHS/reclaim"
 	echo clear >"$KML"
+	echo stack=on >"$KML"
 fi
 
 # --- task filters and --module ------------------------------------------------
