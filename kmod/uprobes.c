@@ -75,6 +75,7 @@ struct mt_user_proc {
 	u8 how;			/* MEMTRACE_PROC_* */
 	u8 from;
 	bool replaced;		/* it exec'd: a later slot holds its new image */
+	bool exec_refused;	/* or one it may not be traced in: none does */
 };
 
 static struct {
@@ -542,8 +543,10 @@ static void mt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 			mt_user_add_mm(n, p->mm, tgid, MEMTRACE_PROC_EXEC, from);
 		else if (!refused)
 			atomic64_inc(&mt_user.forks_full);
-		if (mt_user.procs[from].tgid == tgid)
+		if (mt_user.procs[from].tgid == tgid) {
 			mt_user.procs[from].replaced = true;
+			mt_user.procs[from].exec_refused = refused;
+		}
 		WRITE_ONCE(mt_user.exec_ns, ktime_get_mono_fast_ns());
 	}
 	raw_spin_unlock_irqrestore(&mt_user.mms_lock, flags);
@@ -921,6 +924,7 @@ void mt_user_snapshot(struct memtrace_target_state *ts)
 			.pid = pid_nr_ns(p->tgid, mt_user.pid_ns),
 			.how = p->how,
 			.from = p->from,
+			.flags = p->exec_refused ? MEMTRACE_PROCF_EXEC_REFUSED : 0,
 			.start_ns = p->start_ns,
 		};
 	}

@@ -329,7 +329,7 @@ static int report_once(struct session *s)
 	}
 	if (s->target) {
 		/* Images exec'd, and libraries loaded, since the last report must resolve. */
-		target_snapshot(s->target, &snap.hdr.target);
+		target_snapshot(s->target, &snap.hdr.target, PROG);
 	} else if (ksyms_refresh(s->ksyms, &err) && !s->warned_ksyms) {
 		fprintf(stderr, PROG ": %s: frames will not be symbolized\n", err.msg);
 		s->warned_ksyms = true;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ struct target {
 	bool have_status;
 	int status;			/* the command's wait status */
 	unsigned int slots_seen;	/* -p: slots looked at for an exec */
+	uint64_t refusals_told;		/* slots whose refused exec was told */
 };
 
 static void note_unprobed(const char *prog, pid_t pid)
@@ -186,10 +188,36 @@ static bool is_current(const struct memtrace_target_state *ts, unsigned int slot
 	return true;
 }
 
-void target_snapshot(struct target *t, const struct memtrace_target_state *ts)
+/*
+ * The module did not follow an exec that would have let the reader see
+ * into a more privileged program: say so once, or the report would just
+ * go quiet.
+ */
+static void tell_refused_execs(struct target *t, const struct memtrace_target_state *ts,
+			       unsigned int n, const char *prog)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t bit = UINT64_C(1) << i;
+
+		if (!(ts->procs[i].flags & MEMTRACE_PROCF_EXEC_REFUSED) ||
+		    (t->refusals_told & bit))
+			continue;
+		t->refusals_told |= bit;
+		fprintf(stderr, "%s: pid %d exec'd a program that runs with privileges or ids "
+			"the reader does not have (setuid, setgid, file capabilities): not "
+			"traced from there on, as ptrace(2) could not attach to it either\n",
+			prog, (int)ts->procs[i].pid);
+	}
+}
+
+void target_snapshot(struct target *t, const struct memtrace_target_state *ts,
+		     const char *prog)
 {
 	unsigned int n = ts->nr_processes < MEMTRACE_MAX_PROCS ? ts->nr_processes :
 			 MEMTRACE_MAX_PROCS;
+
+	_Static_assert(MEMTRACE_MAX_PROCS <= 64, "refusals_told has a bit per slot");
+	tell_refused_execs(t, ts, n, prog);
 
 	/*
 	 * -p does not see an exec happen: an image exec'd since the last

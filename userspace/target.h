@@ -48,10 +48,12 @@ int target_fd(const struct target *t);
 bool target_update(struct target *t, const char *prog);
 
 /*
- * After a snapshot: pairs its slots with the images, and (-p, which sees
- * no exec happen) probes an image exec'd since.
+ * After a snapshot: pairs its slots with the images, (-p, which sees no
+ * exec happen) probes an image exec'd since, and says once of each
+ * process that it exec'd a program the module would not follow (prog:).
  */
-void target_snapshot(struct target *t, const struct memtrace_target_state *ts);
+void target_snapshot(struct target *t, const struct memtrace_target_state *ts,
+		     const char *prog);
 
 struct images *target_images(const struct target *t);
 

@@ -123,6 +123,48 @@ fi
 kill -KILL "$ppid" 2>/dev/null
 wait "$ppid" 2>/dev/null
 
+# ... but not into a program that gains privileges.  A uid-1000 reader
+# (CAP_PERFMON alone) traces a uid-1000 perl, which execs a setuid-root
+# copy of userleak: ptrace could not attach to that image, and memtrace
+# must not show its allocations either; the reader says why it stops.
+cp /usr/bin/userleak /tmp/suid-userleak
+chown 0:0 /tmp/suid-userleak && chmod 4755 /tmp/suid-userleak
+chgrp 990 "$MEMTRACE_DEV" && chmod 0660 "$MEMTRACE_DEV"
+rm -f /tmp/s.go
+privcheck run-as 1000 990 "" perl -e \
+	'select(undef, undef, undef, 0.1) until -e "/tmp/s.go"; exec "/tmp/suid-userleak", "--wait"' \
+	>/tmp/sexec.ul 2>&1 &
+spid=$!
+wait_for 30 sh -c "readlink /proc/$spid/exe | grep -q perl"
+privcheck run-as 1000 990 cap_perfmon memtrace-read -p "$spid" -o 0 1 >/tmp/sexec.out 2>&1 &
+reader=$!
+if wait_for 60 grep -q "^Attaching to pid $spid" /tmp/sexec.out; then
+	touch /tmp/s.go
+	wait_for 60 grep -qx ready /tmp/sexec.ul
+	check_match "the setuid copy runs with euid 0 (the exec gained privileges)" \
+		'^Uid:[[:space:]]+1000[[:space:]]+0[[:space:]]' "$(grep '^Uid:' "/proc/$spid/status")"
+	sleep 3
+	kill -USR1 "$spid"
+	wait_for 60 grep -qx done /tmp/sexec.ul
+	sleep 3
+	kill -TERM "$spid"
+	wait_for 60 gone "$reader"
+	wait "$reader"
+	check_eq "-p of a uid-1000 perl that execs a setuid program: the reader ends with it, exit 0" \
+		0 "$?"
+	check_match "... and says the exec gained privileges it may not trace" \
+		"pid $spid exec'd a program that runs with privileges or ids the reader does not have" \
+		"$(cat /tmp/sexec.out)"
+	check_no_match "... and shows none of the setuid program's allocations" \
+		'leak_malloc|leak_memalign|suid-userleak' "$(cat /tmp/sexec.out)"
+else
+	not_ok "-p of a uid-1000 perl, by a uid-1000 reader: attaches" "$(cat /tmp/sexec.out)"
+	kill -KILL "$reader" 2>/dev/null
+fi
+kill -KILL "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+chgrp 0 "$MEMTRACE_DEV" && chmod 0600 "$MEMTRACE_DEV"
+
 # --- c. a program that forks and execs ---------------------------------------
 $RUN memtrace-read --follow-forks -- /usr/bin/forkexec /usr/bin/userleak >/tmp/fe.out 2>&1
 check_eq "--follow-forks -- forkexec userleak: exits with the child's status, 0" 0 "$?"

@@ -69,6 +69,17 @@ check_match() {
 	fi
 }
 
+# check_no_match DESC REGEX TEXT: ok if no line of TEXT matches the extended REGEX.
+check_no_match() {
+	if ! printf '%s\n' "$3" | grep -Eq -e "$2"; then
+		ok "$1"
+	else
+		not_ok "$1" "$(printf '%s\n' "regex: $2" "matching:" "$(printf '%s\n' "$3" |
+			grep -E -e "$2")" | head -n 15)"
+		return 1
+	fi
+}
+
 # wait_for SECS CMD...: poll CMD every 0.1 s until it succeeds or SECS pass
 # (SECS times $MTT_TIMEOUT_SCALE, which is > 1 on slow debug kernels).
 wait_for() {

@@ -209,7 +209,7 @@ struct memtrace_proc {
 	__s32 pid;		/* thread group, in the pid namespace of the reader that named the target */
 	__u8 how;		/* MEMTRACE_PROC_* */
 	__u8 from;		/* the slot it was forked from, or whose process exec'd it */
-	__u16 __pad;
+	__u16 flags;		/* MEMTRACE_PROCF_* (zero padding before them) */
 	__u64 start_ns;		/* CLOCK_MONOTONIC when it was taken in */
 };
 
@@ -241,6 +241,13 @@ struct memtrace_target_state {
 #define MEMTRACE_PROC_TARGET	1	/* the process MEMTRACE_IOC_TARGET named */
 #define MEMTRACE_PROC_FORK	2	/* a child of a traced process (MEMTRACE_TARGET_FOLLOW_FORKS) */
 #define MEMTRACE_PROC_EXEC	3	/* the new image of a traced process that exec'd */
+
+/*
+ * It exec'd an image the reader may not trace: one that gains privileges
+ * (setuid, setgid, file capabilities) or runs with other ids than the
+ * reader's, as ptrace(2) would refuse.  Its new image has no slot.
+ */
+#define MEMTRACE_PROCF_EXEC_REFUSED	(1U << 0)
 
 struct memtrace_snap_header {
 	__u32 magic;		/* MEMTRACE_SNAP_MAGIC */
