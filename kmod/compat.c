@@ -23,7 +23,7 @@ static int mt_kmem_cache_name_off = -1;
  * Where the head page of a slab keeps its struct kmem_cache pointer
  * (struct slab, private to mm/, overlays struct page); -1: unknown.
  */
-static int mt_slab_cache_off = -1;
+int mt_slab_cache_off = -1;
 
 /* The name field lies early in every layout so far (~100 bytes in SLUB). */
 #define MT_KMEM_CACHE_SCAN	192
@@ -181,14 +181,9 @@ const char *mt_kmem_cache_name(const struct kmem_cache *s)
 
 struct kmem_cache *mt_slab_cache_of(const void *obj)
 {
-	struct page *head;
-
-	if (mt_slab_cache_off < 0 || !virt_addr_valid(obj))
+	if (!virt_addr_valid(obj))
 		return NULL;
-	head = virt_to_head_page(obj);
-	if (!PageSlab(head))
-		return NULL;
-	return *(struct kmem_cache **)((char *)head + mt_slab_cache_off);
+	return mt_slab_cache_of_object(obj);
 }
 
 unsigned long mt_function_size(unsigned long addr)

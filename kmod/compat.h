@@ -187,4 +187,24 @@ const char *mt_kmem_cache_name(const struct kmem_cache *s);
  */
 struct kmem_cache *mt_slab_cache_of(const void *obj);
 
+extern int mt_slab_cache_off;
+
+/*
+ * The same for an address known to be in the kernel's linear map, as
+ * every object the slab allocator returns is: without virt_addr_valid(),
+ * which is most of the cost in the kmalloc hook (an out-of-line call and
+ * a memory-section lookup).
+ */
+static inline struct kmem_cache *mt_slab_cache_of_object(const void *obj)
+{
+	struct page *head;
+
+	if (mt_slab_cache_off < 0)
+		return NULL;
+	head = virt_to_head_page(obj);
+	if (!PageSlab(head))
+		return NULL;
+	return *(struct kmem_cache **)((char *)head + mt_slab_cache_off);
+}
+
 #endif

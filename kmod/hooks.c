@@ -117,8 +117,9 @@ static u16 mt_event_cache(struct mt_pcpu *c, struct mt_alloc_event *ev)
 
 	switch (ev->kind) {
 	case MEMTRACE_KIND_KMALLOC:
+		/* What kmalloc returned: a slab object, or pages (large). */
 		s = ev->bytes_req <= KMALLOC_MAX_CACHE_SIZE ?
-		    mt_slab_cache_of((void *)ev->addr) : NULL;
+		    mt_slab_cache_of_object((void *)ev->addr) : NULL;
 		if (s) {
 			id = mt_slab_cache_id(c, s, &object_size);
 			ev->bytes_alloc = object_size;
