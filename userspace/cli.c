@@ -33,6 +33,7 @@ enum {
 	OPT_FOLDED,
 	OPT_JSON,
 	OPT_PPROF,
+	OPT_PROMETHEUS,
 	OPT_MEMLEAK_FORMAT,
 	OPT_FRAME_ADDRESSES,
 	OPT_WA_MISSING_FREE,
@@ -78,6 +79,7 @@ static const struct option long_options[] = {
 	{ "folded",		optional_argument,	NULL, OPT_FOLDED },
 	{ "json",		optional_argument,	NULL, OPT_JSON },
 	{ "pprof",		required_argument,	NULL, OPT_PPROF },
+	{ "prometheus",		required_argument,	NULL, OPT_PROMETHEUS },
 	{ "memleak-format",	no_argument,		NULL, OPT_MEMLEAK_FORMAT },
 	{ "frame-addresses",	no_argument,		NULL, OPT_FRAME_ADDRESSES },
 	{ "wa-missing-free",	no_argument,		NULL, 'F' },
@@ -107,8 +109,9 @@ void cli_usage(FILE *out, const char *prog)
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
 "       [--cache NAME]... [--stack-depth N] [--by-pid PID] [--by-comm NAME]\n"
 "       [--by-cgroup DIR] [--module NAME] [--events LIST]\n"
-"       [--folded[=FILE]] [--json[=FILE]] [--pprof FILE] [--memleak-format]\n"
-"       [--frame-addresses] [-S PREFIX] [-F] [-v] [interval] [count]\n"
+"       [--folded[=FILE]] [--json[=FILE]] [--pprof FILE] [--prometheus FILE]\n"
+"       [--memleak-format] [--frame-addresses] [-S PREFIX] [-F] [-v]\n"
+"       [interval] [count]\n"
 "       [-- COMMAND [ARG]...]\n"
 "\n"
 "Trace outstanding memory allocations that weren't freed, in the kernel or in\n"
@@ -208,6 +211,9 @@ void cli_usage(FILE *out, const char *prog)
 "  --pprof FILE          a gzipped pprof profile of the latest report (go tool\n"
 "                        pprof, Pyroscope, Parca): inuse_space/inuse_objects as\n"
 "                        reported, alloc_space/alloc_objects since the start\n"
+"  --prometheus FILE     node_exporter textfile metrics of the latest report,\n"
+"                        rewritten atomically each interval: the top %d\n"
+"                        stacks' bytes and allocations, slab caches, losses\n"
 "\n"
 "memleak compatibility:\n"
 "  --memleak-format      print only what memleak prints: no trend or image\n"
@@ -256,7 +262,7 @@ void cli_usage(FILE *out, const char *prog)
 "%s -- sqlite3 db \"select 1\"\n"
 "        The same, the command given word by word, as to strace or valgrind\n",
 		prog, MT_INTERVAL_MAX_S, MT_MAX_OBJS, MEMTRACE_MAX_CACHE_FILTERS,
-		MEMTRACE_MAX_FRAMES, MEMTRACE_MAX_FRAMES,
+		MEMTRACE_MAX_FRAMES, MEMTRACE_MAX_FRAMES, MT_PROM_STACKS,
 		prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
@@ -370,9 +376,9 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->pid || o->cmd_argv)
 		other = o->pid ? "-p" : "-c";
-	else if (o->folded || o->json || o->pprof_file || o->memleak_format)
+	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->memleak_format)
 		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
-			"--memleak-format";
+			o->prometheus_file ? "--prometheus" : "--memleak-format";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
 		other = o->trace ? "-t" : o->show_allocs ? "-a" : o->combined_only ? "-C" : "-P";
 	else if (o->nr_caches || o->by_pid || o->by_comm || o->by_cgroup || o->module ||
@@ -674,9 +680,11 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			ret = format_arg(o, c == OPT_FOLDED, optarg, err);
 			break;
 		case OPT_PPROF:
+		case OPT_PROMETHEUS:
 			if (!optarg[0])
-				return mt_errf(err, EINVAL, "--pprof needs a file name");
-			o->pprof_file = optarg;
+				return mt_errf(err, EINVAL, "%s needs a file name",
+					       c == OPT_PPROF ? "--pprof" : "--prometheus");
+			*(c == OPT_PPROF ? &o->pprof_file : &o->prometheus_file) = optarg;
 			break;
 		case OPT_MEMLEAK_FORMAT:
 			o->memleak_format = true;

@@ -43,6 +43,7 @@ enum mt_action {
 #define MT_MAX_OBJS		8
 #define MT_OLDER_MAX_MS		(UINT64_MAX / 1000000ULL)
 #define MT_MODULE_NAME_LEN	56		/* MODULE_NAME_LEN on 64-bit */
+#define MT_PROM_STACKS		20		/* --prometheus: stacks with series of their own */
 
 struct mt_options {
 	enum mt_action action;
@@ -84,6 +85,7 @@ struct mt_options {
 	bool json;			/* --json[=FILE] */
 	const char *json_file;		/* NULL: stdout, instead of the text report */
 	const char *pprof_file;		/* --pprof FILE */
+	const char *prometheus_file;	/* --prometheus FILE */
 	bool memleak_format;		/* --memleak-format: only what memleak prints */
 	bool frame_addresses;		/* --frame-addresses: BCC's "0x%016x\t" before frames */
 	bool verbose;			/* -v */

@@ -7,6 +7,7 @@
  *                  inferno, speedscope
  *   fmt_json.c     one JSON object per report (docs/report-json.md)
  *   fmt_pprof.c    a gzipped profile.proto: go tool pprof, Pyroscope, Parca
+ *   fmt_prom.c     Prometheus metrics for node_exporter's textfile collector
  */
 #ifndef MEMTRACE_READ_FMT_H
 #define MEMTRACE_READ_FMT_H
@@ -30,6 +31,12 @@ int fmt_json(FILE *out, const struct report_model *m);
 
 /* The profile, gzipped, to out.  0 or -errno with err. */
 int fmt_pprof(FILE *out, const struct report_model *m, struct mt_err *err);
+
+/* Stacks --prometheus gives series of their own: cardinality stays bounded. */
+#define FMT_PROM_STACKS MT_PROM_STACKS
+
+/* The report's metrics in Prometheus' text exposition format. */
+int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err);
 
 /*
  * Writes path atomically: render() into "path.tmp" (same directory), then

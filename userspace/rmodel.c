@@ -283,6 +283,25 @@ static int fill_frames(struct rm_stack *st, const struct mt_snapshot *snap,
 	return ret;
 }
 
+/* Per cache, from the snapshot's rows: kernel modes only. */
+static int fill_caches(struct report_model *m, const struct slab_row *rows, size_t nr_rows)
+{
+	m->caches = calloc(nr_rows ? nr_rows : 1, sizeof(*m->caches));
+	if (!m->caches)
+		return -ENOMEM;
+	/* Rows of a cache are adjacent (sorted by name). */
+	for (size_t i = 0; i < nr_rows; i++) {
+		if (!m->nr_caches || strcmp(m->caches[m->nr_caches - 1].name, rows[i].name)) {
+			m->caches[m->nr_caches].name = strdup(rows[i].name);
+			if (!m->caches[m->nr_caches++].name)
+				return -ENOMEM;
+		}
+		m->caches[m->nr_caches - 1].bytes += rows[i].bytes;
+		m->caches[m->nr_caches - 1].count += rows[i].count;
+	}
+	return 0;
+}
+
 int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 		       const struct stack_total *totals, size_t nr_totals,
 		       const struct report_ctx *ctx)
@@ -318,6 +337,15 @@ int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 				  ctx->images ? images_usyms(ctx->images, t->image) : NULL);
 	}
 	free(ranked);
+	if (!ret && m->mode == RM_KERNEL_LEAKS) {
+		struct slab_row *rows = NULL;
+		size_t nr_rows = 0;
+
+		ret = slabview_rows(snap, &rows, &nr_rows);
+		if (!ret)
+			ret = fill_caches(m, rows, nr_rows);
+		free(rows);
+	}
 	if (ret)
 		rmodel_free(m);
 	return ret;
@@ -410,6 +438,8 @@ int rmodel_build_slab(struct report_model *m, const struct mt_snapshot *snap,
 	}
 	for (size_t i = 0; i < m->nr_stacks && !ret; i++)
 		ret = fill_frames(&m->stacks[i], snap, ctx, NULL);
+	if (!ret)
+		ret = fill_caches(m, rows, nr_rows);
 out:
 	free(caches);
 	free(rows);
@@ -428,4 +458,9 @@ void rmodel_free(struct report_model *m)
 	free(m->stacks);
 	m->stacks = NULL;
 	m->nr_stacks = 0;
+	for (size_t i = 0; i < m->nr_caches; i++)
+		free(m->caches[i].name);
+	free(m->caches);
+	m->caches = NULL;
+	m->nr_caches = 0;
 }

@@ -43,6 +43,12 @@ struct rm_stack {
 	size_t nr_frames;
 };
 
+/* A slab cache's objects in the snapshot (kernel modes), grouped by name. */
+struct rm_cache {
+	char *name;
+	uint64_t bytes, count;	/* outstanding (leaks: older than -o), live (--slab) */
+};
+
 enum rm_mode {
 	RM_KERNEL_LEAKS,
 	RM_USER_LEAKS,
@@ -63,6 +69,8 @@ struct report_model {
 	struct rm_stack *stacks;	/* as the text report ranks them, biggest first */
 	size_t nr_stacks;
 	uint64_t bytes, count;		/* sums over stacks */
+	struct rm_cache *caches;	/* kernel modes: every cache, by name */
+	size_t nr_caches;
 	struct memtrace_loss loss;
 	struct memtrace_activity activity;
 };

@@ -1,10 +1,11 @@
 #!/bin/sh
-# The report formats (--folded, --json, --pprof) and memleak's text
+# The report formats (--folded, --json, --pprof, --prometheus) and memleak's text
 # (--memleak-format) from real snapshots: each format written by the same
 # memtrace-read as the text report, from the same snapshots, must carry the
 # text report's stacks with the same bytes and counts; the profile is read
-# by go tool pprof's own binary.  Programs whose allocations are known:
-# userleak (tests/progs/userleak.c) and memtrace_leaker.ko.
+# by go tool pprof's own binary, the metrics checked by promtool.  Programs
+# whose allocations are known: userleak (tests/progs/userleak.c) and
+# memtrace_leaker.ko.
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
@@ -50,6 +51,17 @@ check_formats() {
 		check_eq "$1: go tool pprof reads --pprof's profile: the text report's stacks, bytes and counts" \
 			"$_tp" "$(pprof_pairs "$3/heap.pb.gz")"
 	fi
+	check "$1: promtool check metrics accepts --prometheus's file" \
+		sh -c "promtool check metrics <'$3/memtrace.prom'"
+	# The top stacks (at most 20) have series of their own, the report's total all.
+	check_eq "$1: --prometheus has the text report's top stacks' bytes and counts" \
+		"$(printf '%s\n' "$_tp" | sort -k1,1rn -k2,2rn | head -n 20 | sort -n)" \
+		"$(awk '/^memtrace_stack_bytes\{/ { split($1, k, "stack_id=\""); b[k[2]] = $2 }
+			/^memtrace_stack_allocations\{/ { split($1, k, "stack_id=\""); c[k[2]] = $2 }
+			END { for (s in b) print b[s], c[s] }' "$3/memtrace.prom" | sort -n)"
+	check_eq "$1: --prometheus's report total is the text report's" \
+		"$(printf '%s\n' "$_tp" | awk '{ s += $1 } END { print s + 0 }')" \
+		"$(awk '/^memtrace_report_bytes\{/ { print $2 }' "$3/memtrace.prom")"
 }
 
 if ! load_memtrace; then
@@ -61,7 +73,7 @@ fi
 D=/tmp/fmt-user
 rm -rf "$D" && mkdir -p "$D"
 memtrace-read -T 100 --folded="$D/folded" --json="$D/report.json" --pprof "$D/heap.pb.gz" \
-	-c userleak >"$D/out" 2>&1
+	--prometheus "$D/memtrace.prom" -c userleak >"$D/out" 2>&1
 check_eq "-c userleak with every format: exit status 0" 0 "$?"
 check_formats "user mode" "$D/out" "$D"
 check_eq "user mode: the four leaking stacks, as userleak makes them" \
@@ -106,7 +118,7 @@ D=/tmp/fmt-kernel
 rm -rf "$D" && mkdir -p "$D"
 if check "load memtrace_leaker.ko" insmod /memtrace/memtrace_leaker.ko; then
 	memtrace-read --kernel-leaks -o 0 -T 1000 --folded="$D/folded" --json="$D/report.json" \
-		--pprof "$D/heap.pb.gz" 2 2 >"$D/out" 2>&1 &
+		--pprof "$D/heap.pb.gz" --prometheus "$D/memtrace.prom" 2 2 >"$D/out" 2>&1 &
 	READER=$!
 	wait_for 30 grep -q "^Attaching to kernel allocators" "$D/out"
 	echo 1 >/sys/module/memtrace_leaker/parameters/leak

@@ -294,7 +294,7 @@ static void test_json(void)
 		fmt_json(f, &r.model);	/* JSON Lines: two reports */
 		fclose(f);
 	}
-	snprintf(cmd, sizeof(cmd), "python3 %s/../validate-json.py "
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s/../validate-json.py "
 		 "%s/../../../docs/memtrace-report.schema.json %s 2>&1", fixture_dir,
 		 fixture_dir, path);
 	st = run(cmd, &out);
@@ -374,8 +374,53 @@ static void test_pprof(void)
 	remove_tree(dir);
 }
 
+static void test_prometheus(void)
+{
+	char dir[64], path[128], cmd[512], *out, *text;
+	struct rendered r;
+	struct mt_options o;
+	struct mt_err err;
+	int st;
+
+	if (!make_tmpdir(dir, sizeof(dir), "prom")) {
+		check(false, "formats: a temporary directory for the metrics");
+		return;
+	}
+	cli_defaults(&o);
+	build();
+	sb_cache(&sb, 4, "we\"ird\\name", 32);
+	sb_stat(&sb, 3, 4, MEMTRACE_KIND_CACHE, 1, 32);
+	render(&r, &o, false);
+	snprintf(path, sizeof(path), "%s/memtrace.prom", dir);
+	st = fmt_write_file(path, &r.model, fmt_prometheus, &err);
+	text = read_file(path, NULL);
+	check(st == 0 && text &&
+	      strstr(text, "memtrace_stack_bytes{stack_id=\"5\",functions=\"other_fn;[unknown]\"} "
+		     "12288\n") &&
+	      strstr(text, "memtrace_stack_allocations{stack_id=\"3\",functions=\"kmalloc_trace;"
+		     "memtrace_leaker_work\"} 7\n") &&
+	      strstr(text, "memtrace_report_bytes{mode=\"kernel-leaks\"} 21472\n") &&
+	      strstr(text, "memtrace_slab_cache_bytes{cache=\"dentry\"} 768\n") &&
+	      strstr(text, "memtrace_slab_cache_objects{cache=\"we\\\"ird\\\\name\"} 1\n") &&
+	      strstr(text, "memtrace_lost_total{reason=\"recursion\"} 1\n"),
+	      "formats: --prometheus: the top stacks' bytes and allocations as the text "
+	      "report's, caches, losses; label values escaped");
+	if (st || !text || !strstr(text, "21472"))
+		diag("%s", text ? text : err.msg);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics < %s 2>&1", path);
+	st = run(cmd, &out);
+	check(st == 0, "formats: promtool check metrics accepts --prometheus's file");
+	if (st)
+		diag("%s", out);
+	free(out);
+	release(&r);
+	remove_tree(dir);
+}
+
 void formats_tests(void)
 {
+	test_prometheus();
 	test_parse_frame();
 	test_folded();
 	test_memleak_text();
