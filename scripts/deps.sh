@@ -9,7 +9,9 @@
 # (libjansson-dev), protobuf-c and zlib for --pprof (libprotobuf-c-dev,
 # protobuf-c-compiler, zlib1g-dev); their tests check each format with its
 # real consumer: a JSON Schema validator (python3-jsonschema), go tool pprof
-# (golang-go) and promtool (prometheus).
+# (golang-go), promtool (prometheus) and, for --svg's flame graph, a
+# headless browser (chromium) with fonts to render its text
+# (fonts-dejavu-core).
 set -eu
 
 [ "$(id -u)" -eq 0 ] || { echo "deps: must run as root (apt-get)" >&2; exit 1; }
@@ -34,7 +36,7 @@ PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
 	valgrind sparse python3 zstd openssl debootstrap e2fsprogs libcap-dev
 	libc6-dbg libjemalloc-dev libgoogle-perftools-dev musl-tools sqlite3 time
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libjansson-dev python3-jsonschema golang-go
-	prometheus"
+	prometheus chromium fonts-dejavu-core"
 # The 6.12 kernel from bookworm-backports.
 BPO_PKGS="linux-image-amd64 linux-headers-amd64"
 

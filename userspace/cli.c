@@ -34,6 +34,7 @@ enum {
 	OPT_JSON,
 	OPT_PPROF,
 	OPT_PROMETHEUS,
+	OPT_SVG,
 	OPT_MEMLEAK_FORMAT,
 	OPT_FRAME_ADDRESSES,
 	OPT_WA_MISSING_FREE,
@@ -80,6 +81,7 @@ static const struct option long_options[] = {
 	{ "json",		optional_argument,	NULL, OPT_JSON },
 	{ "pprof",		required_argument,	NULL, OPT_PPROF },
 	{ "prometheus",		required_argument,	NULL, OPT_PROMETHEUS },
+	{ "svg",		required_argument,	NULL, OPT_SVG },
 	{ "memleak-format",	no_argument,		NULL, OPT_MEMLEAK_FORMAT },
 	{ "frame-addresses",	no_argument,		NULL, OPT_FRAME_ADDRESSES },
 	{ "wa-missing-free",	no_argument,		NULL, 'F' },
@@ -110,7 +112,7 @@ void cli_usage(FILE *out, const char *prog)
 "       [--cache NAME]... [--stack-depth N] [--by-pid PID] [--by-comm NAME]\n"
 "       [--by-cgroup DIR] [--module NAME] [--events LIST]\n"
 "       [--folded[=FILE]] [--json[=FILE]] [--pprof FILE] [--prometheus FILE]\n"
-"       [--memleak-format] [--frame-addresses] [-S PREFIX] [-F] [-v]\n"
+"       [--svg FILE] [--memleak-format] [--frame-addresses] [-S PREFIX] [-F] [-v]\n"
 "       [interval] [count]\n"
 "       [-- COMMAND [ARG]...]\n"
 "\n"
@@ -214,6 +216,8 @@ void cli_usage(FILE *out, const char *prog)
 "  --prometheus FILE     node_exporter textfile metrics of the latest report,\n"
 "                        rewritten atomically each interval: the top %d\n"
 "                        stacks' bytes and allocations, slab caches, losses\n"
+"  --svg FILE            the latest report as an interactive flame graph, one\n"
+"                        self-contained SVG (click zooms, Search, tooltips)\n"
 "\n"
 "memleak compatibility:\n"
 "  --memleak-format      print only what memleak prints: no trend or image\n"
@@ -376,9 +380,11 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->pid || o->cmd_argv)
 		other = o->pid ? "-p" : "-c";
-	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->memleak_format)
+	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->svg_file ||
+		 o->memleak_format)
 		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
-			o->prometheus_file ? "--prometheus" : "--memleak-format";
+			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
+			"--memleak-format";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
 		other = o->trace ? "-t" : o->show_allocs ? "-a" : o->combined_only ? "-C" : "-P";
 	else if (o->nr_caches || o->by_pid || o->by_comm || o->by_cgroup || o->module ||
@@ -681,10 +687,13 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_PPROF:
 		case OPT_PROMETHEUS:
+		case OPT_SVG:
 			if (!optarg[0])
 				return mt_errf(err, EINVAL, "%s needs a file name",
-					       c == OPT_PPROF ? "--pprof" : "--prometheus");
-			*(c == OPT_PPROF ? &o->pprof_file : &o->prometheus_file) = optarg;
+					       c == OPT_PPROF ? "--pprof" :
+					       c == OPT_SVG ? "--svg" : "--prometheus");
+			*(c == OPT_PPROF ? &o->pprof_file : c == OPT_SVG ? &o->svg_file :
+			  &o->prometheus_file) = optarg;
 			break;
 		case OPT_MEMLEAK_FORMAT:
 			o->memleak_format = true;

@@ -86,6 +86,7 @@ struct mt_options {
 	const char *json_file;		/* NULL: stdout, instead of the text report */
 	const char *pprof_file;		/* --pprof FILE */
 	const char *prometheus_file;	/* --prometheus FILE */
+	const char *svg_file;		/* --svg FILE */
 	bool memleak_format;		/* --memleak-format: only what memleak prints */
 	bool frame_addresses;		/* --frame-addresses: BCC's "0x%016x\t" before frames */
 	bool verbose;			/* -v */

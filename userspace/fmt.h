@@ -8,6 +8,7 @@
  *   fmt_json.c     one JSON object per report (docs/report-json.md)
  *   fmt_pprof.c    a gzipped profile.proto: go tool pprof, Pyroscope, Parca
  *   fmt_prom.c     Prometheus metrics for node_exporter's textfile collector
+ *   fmt_svg.c      a self-contained interactive flame graph
  */
 #ifndef MEMTRACE_READ_FMT_H
 #define MEMTRACE_READ_FMT_H
@@ -37,6 +38,9 @@ int fmt_pprof(FILE *out, const struct report_model *m, struct mt_err *err);
 
 /* The report's metrics in Prometheus' text exposition format. */
 int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err);
+
+/* The report as a flame graph: one SVG file with its script and style. */
+int fmt_svg(FILE *out, const struct report_model *m, struct mt_err *err);
 
 /*
  * Writes path atomically: render() into "path.tmp" (same directory), then

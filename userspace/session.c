@@ -296,7 +296,7 @@ static int write_formats(const struct mt_options *o, const struct mt_snapshot *s
 	struct mt_err err;
 	int ret;
 
-	if (!o->folded && !o->json && !o->pprof_file && !o->prometheus_file)
+	if (!o->folded && !o->json && !o->pprof_file && !o->prometheus_file && !o->svg_file)
 		return 0;
 	ret = totals ? rmodel_build_leaks(&m, snap, totals, nr_totals, ctx) :
 		       rmodel_build_slab(&m, snap, ctx);
@@ -314,6 +314,8 @@ static int write_formats(const struct mt_options *o, const struct mt_snapshot *s
 		ret = fmt_write_file(o->pprof_file, &m, fmt_pprof, &err);
 	if (!ret && o->prometheus_file)
 		ret = fmt_write_file(o->prometheus_file, &m, fmt_prometheus, &err);
+	if (!ret && o->svg_file)
+		ret = fmt_write_file(o->svg_file, &m, fmt_svg, &err);
 	if (ret && ret != -EIO && ret != -ENOMEM) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		ret = -EIO;	/* said; not said again */

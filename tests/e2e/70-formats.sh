@@ -1,5 +1,6 @@
 #!/bin/sh
-# The report formats (--folded, --json, --pprof, --prometheus) and memleak's text
+# The report formats (--folded, --json, --pprof, --prometheus, --svg) and
+# memleak's text
 # (--memleak-format) from real snapshots: each format written by the same
 # memtrace-read as the text report, from the same snapshots, must carry the
 # text report's stacks with the same bytes and counts; the profile is read
@@ -62,6 +63,11 @@ check_formats() {
 	check_eq "$1: --prometheus's report total is the text report's" \
 		"$(printf '%s\n' "$_tp" | awk '{ s += $1 } END { print s + 0 }')" \
 		"$(awk '/^memtrace_report_bytes\{/ { print $2 }' "$3/memtrace.prom")"
+	# The flame graph's root box holds every stack (its script is checked
+	# in Chromium on the host: userspace/tests/test_formats.c).
+	check_eq "$1: --svg's flame graph holds the text report's bytes and allocations" \
+		"$(printf '%s\n' "$_tp" | awk '{ b += $1; c += $2 } END { print b + 0, c + 0 }')" \
+		"$(sed -n 's/.*<title>all (\([0-9]*\) bytes, \([0-9]*\) allocations.*/\1 \2/p' "$3/leaks.svg")"
 }
 
 if ! load_memtrace; then
@@ -73,7 +79,7 @@ fi
 D=/tmp/fmt-user
 rm -rf "$D" && mkdir -p "$D"
 memtrace-read -T 100 --folded="$D/folded" --json="$D/report.json" --pprof "$D/heap.pb.gz" \
-	--prometheus "$D/memtrace.prom" -c userleak >"$D/out" 2>&1
+	--prometheus "$D/memtrace.prom" --svg "$D/leaks.svg" -c userleak >"$D/out" 2>&1
 check_eq "-c userleak with every format: exit status 0" 0 "$?"
 check_formats "user mode" "$D/out" "$D"
 check_eq "user mode: the four leaking stacks, as userleak makes them" \
@@ -118,7 +124,8 @@ D=/tmp/fmt-kernel
 rm -rf "$D" && mkdir -p "$D"
 if check "load memtrace_leaker.ko" insmod /memtrace/memtrace_leaker.ko; then
 	memtrace-read --kernel-leaks -o 0 -T 1000 --folded="$D/folded" --json="$D/report.json" \
-		--pprof "$D/heap.pb.gz" --prometheus "$D/memtrace.prom" 2 2 >"$D/out" 2>&1 &
+		--pprof "$D/heap.pb.gz" --prometheus "$D/memtrace.prom" --svg "$D/leaks.svg" 2 2 \
+		>"$D/out" 2>&1 &
 	READER=$!
 	wait_for 30 grep -q "^Attaching to kernel allocators" "$D/out"
 	echo 1 >/sys/module/memtrace_leaker/parameters/leak

@@ -418,8 +418,85 @@ static void test_prometheus(void)
 	remove_tree(dir);
 }
 
+/*
+ * The flame graph in a real browser: headless Chromium renders it (a
+ * screenshot is kept in $MEMTRACE_TEST_LOGS), runs its script, and a click
+ * (dispatched by the file's own #zoom= handling, as a user's click reaches
+ * the same handler) zooms; #search= colours matches and sums their share.
+ */
+static void test_svg(void)
+{
+	const char *logs = getenv("MEMTRACE_TEST_LOGS");
+	char dir[64], path[128], cmd[1024], *out, *text;
+	struct rendered r;
+	struct mt_options o;
+	struct mt_err err;
+	int st;
+
+	if (!make_tmpdir(dir, sizeof(dir), "svg")) {
+		check(false, "formats: a temporary directory for the flame graph");
+		return;
+	}
+	cli_defaults(&o);
+	build();
+	render(&r, &o, false);
+	snprintf(path, sizeof(path), "%s/leaks.svg", dir);
+	st = fmt_write_file(path, &r.model, fmt_svg, &err);
+	text = read_file(path, NULL);
+	check(st == 0 && text && strstr(text, "<script><![CDATA[") && !strstr(text, "http://www.w3.org/1999/xlink") &&
+	      !strstr(text, "src=") && !strstr(text, "href=") &&
+	      strstr(text, "<title>kmalloc_trace (896 bytes, 6 allocations, 4.18%)</title>") &&
+	      strstr(text, "<title>all (21440 bytes, 11 allocations, 100.00%)</title>"),
+	      "formats: --svg is one self-contained file: every box with its bytes, "
+	      "allocations and percent");
+	free(text);
+#define CHROMIUM "chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage " \
+	"--user-data-dir=%s/profile --virtual-time-budget=2000 "
+	snprintf(cmd, sizeof(cmd), CHROMIUM "--dump-dom 'file://%s#zoom=memtrace_leaker_init' "
+		 "2>/dev/null", dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "data-ready=\"9\"") &&
+	      strstr(out, "data-zoomed=\"memtrace_leaker_init\"") &&
+	      /* The zoomed box and its callee fill the width; other stacks are hidden. */
+	      strstr(out, "<title>memtrace_leaker_init (8192 bytes, 1 allocations, 38.21%)</title>"
+		     "<rect x=\"10\"") &&
+	      strstr(out, "width=\"1180\"") &&
+	      strstr(out, "style=\"display: none;\"><title>other_fn"),
+	      "formats: Chromium runs the flame graph's script: a click on a box zooms to it");
+	if (st || !strstr(out, "data-zoomed"))
+		diag("%.3000s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), CHROMIUM "--dump-dom 'file://%s#search=^kmalloc' 2>/dev/null",
+		 dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "data-matched=\"4.18\"") && strstr(out, "Matched: 4.18%"),
+	      "formats: the flame graph's search colours the matches and sums their share");
+	if (st || !strstr(out, "data-matched"))
+		diag("%.2000s", out);
+	free(out);
+	if (logs) {
+		snprintf(cmd, sizeof(cmd), CHROMIUM "--window-size=1200,200 --screenshot=%s/"
+			 "flamegraph.png 'file://%s' >/dev/null 2>&1 && test -s %s/flamegraph.png",
+			 dir, logs, path, logs);
+		st = run(cmd, &out);
+		free(out);
+		/* And zoomed on a box, as a click leaves it. */
+		snprintf(cmd, sizeof(cmd), CHROMIUM "--window-size=1200,200 --screenshot=%s/"
+			 "flamegraph-zoomed.png 'file://%s#zoom=memtrace_leaker_init' >/dev/null 2>&1 "
+			 "&& test -s %s/flamegraph-zoomed.png", dir, logs, path, logs);
+		st = st ? st : run(cmd, &out);
+		check(st == 0, "formats: Chromium renders the flame graph, whole and zoomed "
+		      "(%s/flamegraph*.png)", logs);
+		if (!st)
+			free(out);
+	}
+	release(&r);
+	remove_tree(dir);
+}
+
 void formats_tests(void)
 {
+	test_svg();
 	test_prometheus();
 	test_parse_frame();
 	test_folded();
