@@ -9,6 +9,7 @@
  *   fmt_pprof.c    a gzipped profile.proto: go tool pprof, Pyroscope, Parca
  *   fmt_prom.c     Prometheus metrics for node_exporter's textfile collector
  *   fmt_svg.c      a self-contained interactive flame graph
+ *   fmt_memcheck.c the closing summary of a traced command, in Memcheck's words
  */
 #ifndef MEMTRACE_READ_FMT_H
 #define MEMTRACE_READ_FMT_H
@@ -41,6 +42,9 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err);
 
 /* The report as a flame graph: one SVG file with its script and style. */
 int fmt_svg(FILE *out, const struct report_model *m, struct mt_err *err);
+
+/* LEAK SUMMARY and a record per stack, in Valgrind Memcheck's words. */
+int fmt_memcheck(FILE *out, const struct report_model *m);
 
 /*
  * Writes path atomically: render() into "path.tmp" (same directory), then

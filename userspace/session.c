@@ -185,20 +185,6 @@ struct session {
 	bool warned_ksyms, warned_events;
 };
 
-static void group_thousands(uint64_t v, char *buf, size_t len)
-{
-	char digits[32];
-	size_t n, out = 0;
-
-	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, v);
-	for (size_t i = 0; i < n && out + 2 < len; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[out++] = ',';
-		buf[out++] = digits[i];
-	}
-	buf[out] = '\0';
-}
-
 struct heap_totals {
 	uint64_t blocks, bytes, allocs, frees, allocated;
 };
@@ -209,11 +195,11 @@ static void print_heap_summary(FILE *out, const char *whose, const char *when,
 {
 	char b[5][40];
 
-	group_thousands(h->bytes, b[0], sizeof(b[0]));
-	group_thousands(h->blocks, b[1], sizeof(b[1]));
-	group_thousands(h->allocs, b[2], sizeof(b[2]));
-	group_thousands(h->frees, b[3], sizeof(b[3]));
-	group_thousands(h->allocated, b[4], sizeof(b[4]));
+	mt_group_thousands(h->bytes, b[0], sizeof(b[0]));
+	mt_group_thousands(h->blocks, b[1], sizeof(b[1]));
+	mt_group_thousands(h->allocs, b[2], sizeof(b[2]));
+	mt_group_thousands(h->frees, b[3], sizeof(b[3]));
+	mt_group_thousands(h->allocated, b[4], sizeof(b[4]));
 	fprintf(out, "HEAP SUMMARY (%s):\n", whose);
 	fprintf(out, "    in use at %s: %s bytes in %s blocks\n", when, b[0], b[1]);
 	fprintf(out, "  total heap usage: %s allocs, %s frees, %s bytes allocated\n",
@@ -281,6 +267,28 @@ static void heap_summaries(FILE *out, const struct mt_snapshot *snap,
 		print_heap_summary(out, whose, "exit", &all, snapshot_sampled(snap));
 	}
 	fputc('\n', out);
+}
+
+/*
+ * At a traced command's end, after the heap summaries: every stack still
+ * in use, in Memcheck's words (the report above shows the top -T).
+ */
+static int leak_summary(const struct mt_snapshot *snap, const struct stack_total *totals,
+			size_t nr_totals, const struct report_ctx *ctx)
+{
+	struct mt_options all = *ctx->opts;
+	struct report_ctx c = *ctx;
+	struct report_model m;
+	int ret;
+
+	all.top = UINT_MAX;
+	c.opts = &all;
+	ret = rmodel_build_leaks(&m, snap, totals, nr_totals, &c);
+	if (ret)
+		return ret;
+	ret = fmt_memcheck(stdout, &m);
+	rmodel_free(&m);
+	return ret;
 }
 
 /*
@@ -402,8 +410,10 @@ static int report_once(struct session *s)
 						    &s->unloads_seen);
 		if (!ret && text)
 			ret = report_leaks(stdout, &snap, totals, nr_totals, &ctx);
-		if (!ret && text && final && !o->memleak_format)
+		if (!ret && text && final && !o->memleak_format) {
 			heap_summaries(stdout, &snap, ctx.images);
+			ret = leak_summary(&snap, totals, nr_totals, &ctx);
+		}
 		if (!ret)
 			ret = write_formats(o, &snap, totals, nr_totals, &ctx);
 		free(totals);

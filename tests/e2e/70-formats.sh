@@ -89,6 +89,14 @@ check_eq "user mode: the four leaking stacks, as userleak makes them" \
 1024 4" "$(text_pairs "$D/out")"
 check_match "user mode: --folded names the leaking function, root first" \
 	';leak_malloc(;[^ ]*)? 500$' "$(cat "$D/folded")"
+# The closing summary in Memcheck's words: every stack still in use, with
+# source lines (tests/progs are built with -g).
+check_match "user mode: LEAK SUMMARY totals, as Memcheck's in use at exit (2,724 bytes in 14 blocks)" \
+	'^   in use at exit: 2,724 bytes in 14 blocks, from 4 stacks$' "$(cat "$D/out")"
+check_match "user mode: the largest record last, its frames with source lines" \
+	'^1,024 bytes in 4 blocks are in use at exit in record 4 of 4$' "$(cat "$D/out")"
+check_match "user mode: a record's frames as Memcheck writes them" \
+	'^   (at|by) 0x[0-9A-F]+: leak_memalign \(userleak\.c:[0-9]+\)$' "$(cat "$D/out")"
 check_match "user mode: the profile's functions are the text report's" \
 	'leak_memalign' "$("$PPROF" -top -symbolize=none "$D/heap.pb.gz" 2>&1)"
 
