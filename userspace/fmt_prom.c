@@ -78,6 +78,21 @@ static void stack_series(FILE *out, const struct report_model *m, const char *me
 	}
 }
 
+/* One series per slab cache: bytes, or objects. */
+static void cache_series(FILE *out, const struct report_model *m, const char *metric,
+			 const char *what, const char *which, bool bytes)
+{
+	char help[128];
+
+	snprintf(help, sizeof(help), "%s, per cache (%s).", what, which);
+	header(out, metric, "gauge", help);
+	for (size_t i = 0; i < m->nr_caches; i++) {
+		fprintf(out, "%s{cache=\"", metric);
+		put_label_value(out, m->caches[i].name);
+		fprintf(out, "\"} %" PRIu64 "\n", bytes ? m->caches[i].bytes : m->caches[i].count);
+	}
+}
+
 int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 {
 	const struct memtrace_loss *l = &m->loss;
@@ -112,21 +127,10 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 		rmodel_mode_name(m->mode), m->count);
 
 	if (m->nr_caches) {
-		snprintf(help, sizeof(help), "Bytes of the slab objects traced, per cache (%s).",
-			 what);
-		header(out, "memtrace_slab_cache_bytes", "gauge", help);
-		for (size_t i = 0; i < m->nr_caches; i++) {
-			fputs("memtrace_slab_cache_bytes{cache=\"", out);
-			put_label_value(out, m->caches[i].name);
-			fprintf(out, "\"} %" PRIu64 "\n", m->caches[i].bytes);
-		}
-		snprintf(help, sizeof(help), "Slab objects traced, per cache (%s).", what);
-		header(out, "memtrace_slab_cache_objects", "gauge", help);
-		for (size_t i = 0; i < m->nr_caches; i++) {
-			fputs("memtrace_slab_cache_objects{cache=\"", out);
-			put_label_value(out, m->caches[i].name);
-			fprintf(out, "\"} %" PRIu64 "\n", m->caches[i].count);
-		}
+		cache_series(out, m, "memtrace_slab_cache_bytes", "Bytes of the slab objects traced",
+			     what, true);
+		cache_series(out, m, "memtrace_slab_cache_objects", "Slab objects traced", what,
+			     false);
 	}
 
 	header(out, "memtrace_lost_total", "counter",
