@@ -35,7 +35,7 @@ int fmt_memcheck(FILE *out, const struct report_model *m)
 	mt_group_thousands(m->bytes, b[0], sizeof(b[0]));
 	mt_group_thousands(m->count, b[1], sizeof(b[1]));
 	fprintf(out, "LEAK SUMMARY:\n");
-	fprintf(out, "   in use at exit: %s bytes in %s blocks, from %zu stacks\n", b[0], b[1],
+	fprintf(out, "   still in use: %s bytes in %s blocks, in %zu records\n", b[0], b[1],
 		m->nr_stacks);
 	fprintf(out, "   (memtrace follows no pointers: each may be lost or still reachable)\n");
 	if (m->sampled)
@@ -46,7 +46,7 @@ int fmt_memcheck(FILE *out, const struct report_model *m)
 
 		mt_group_thousands(s->bytes, b[0], sizeof(b[0]));
 		mt_group_thousands(s->count, b[1], sizeof(b[1]));
-		fprintf(out, "\n%s bytes in %s blocks are in use at exit in record %zu of %zu\n",
+		fprintf(out, "\n%s bytes in %s blocks are still in use in record %zu of %zu\n",
 			b[0], b[1], m->nr_stacks - i, m->nr_stacks);
 		if (!s->nr_frames)
 			fprintf(out, "   %s\n", s->note ? s->note : "[no stack]");

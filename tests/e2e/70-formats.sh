@@ -82,6 +82,8 @@ memtrace-read -T 100 --folded="$D/folded" --json="$D/report.json" --pprof "$D/he
 	--prometheus "$D/memtrace.prom" --svg "$D/leaks.svg" -c userleak >"$D/out" 2>&1
 check_eq "-c userleak with every format: exit status 0" 0 "$?"
 check_formats "user mode" "$D/out" "$D"
+# The JSON report itself, for a look (and a schema check by hand on the host).
+diag "user mode JSON: $(tail -n 1 "$D/report.json")"
 check_eq "user mode: the four leaking stacks, as userleak makes them" \
 	"500 5
 600 2
@@ -92,9 +94,9 @@ check_match "user mode: --folded names the leaking function, root first" \
 # The closing summary in Memcheck's words: every stack still in use, with
 # source lines (tests/progs are built with -g).
 check_match "user mode: LEAK SUMMARY totals, as Memcheck's in use at exit (2,724 bytes in 14 blocks)" \
-	'^   in use at exit: 2,724 bytes in 14 blocks, from 4 stacks$' "$(cat "$D/out")"
+	'^   still in use: 2,724 bytes in 14 blocks, in 4 records$' "$(cat "$D/out")"
 check_match "user mode: the largest record last, its frames with source lines" \
-	'^1,024 bytes in 4 blocks are in use at exit in record 4 of 4$' "$(cat "$D/out")"
+	'^1,024 bytes in 4 blocks are still in use in record 4 of 4$' "$(cat "$D/out")"
 check_match "user mode: a record's frames as Memcheck writes them" \
 	'^   (at|by) 0x[0-9A-F]+: leak_memalign \(userleak\.c:[0-9]+\)$' "$(cat "$D/out")"
 check_match "user mode: the profile's functions are the text report's" \

@@ -509,14 +509,14 @@ static void test_memcheck(void)
 	fmt_memcheck(out, &r.model);
 	fclose(out);
 	check(r.ok && !strncmp(text, "LEAK SUMMARY:\n"
-		"   in use at exit: 21,440 bytes in 11 blocks, from 4 stacks\n"
+		"   still in use: 21,440 bytes in 11 blocks, in 4 records\n"
 		"   (memtrace follows no pointers: each may be lost or still reachable)\n"
-		"\n64 bytes in 1 blocks are in use at exit in record 1 of 4\n"
+		"\n64 bytes in 1 blocks are still in use in record 1 of 4\n"
 		"   [stack not recorded: stack table full]\n"
-		"\n896 bytes in 6 blocks are in use at exit in record 2 of 4\n"
+		"\n896 bytes in 6 blocks are still in use in record 2 of 4\n"
 		"   at 0xFFFFFFFF81400010: kmalloc_trace (in kernel)\n"
 		"   by 0xFFFFFFFFC0A00110: memtrace_leaker_work (in memtrace_leaker)\n", 300) &&
-	      strstr(text, "\n12,288 bytes in 3 blocks are in use at exit in record 4 of 4\n"
+	      strstr(text, "\n12,288 bytes in 3 blocks are still in use in record 4 of 4\n"
 		     "   at 0xFFFFFFFFC0B00044: other_fn (in other_mod)\n"
 		     "   by 0xFFFFFFFF70000000: ???\n"),
 	      "formats: the closing summary in Memcheck's words, records smallest first");
