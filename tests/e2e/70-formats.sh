@@ -82,8 +82,10 @@ memtrace-read -T 100 --folded="$D/folded" --json="$D/report.json" --pprof "$D/he
 	--prometheus "$D/memtrace.prom" --svg "$D/leaks.svg" -c userleak >"$D/out" 2>&1
 check_eq "-c userleak with every format: exit status 0" 0 "$?"
 check_formats "user mode" "$D/out" "$D"
-# The JSON report itself, for a look (and a schema check by hand on the host).
-diag "user mode JSON: $(tail -n 1 "$D/report.json")"
+# The JSON report itself, for a look (and a schema check by hand on the
+# host): in 150-column pieces, as the console cuts longer lines.
+diag "user mode JSON, folded at 150 columns:"
+tail -n 1 "$D/report.json" | fold -w 150 | sed 's/^/#json /'
 check_eq "user mode: the four leaking stacks, as userleak makes them" \
 	"500 5
 600 2
