@@ -288,6 +288,8 @@ static int leak_summary(const struct mt_snapshot *snap, const struct stack_total
 		return ret;
 	ret = fmt_memcheck(stdout, &m);
 	rmodel_free(&m);
+	if (ret)
+		fprintf(stderr, PROG ": cannot write the report: %s\n", strerror(-ret));
 	return ret;
 }
 
@@ -301,7 +303,7 @@ static int write_formats(const struct mt_options *o, const struct mt_snapshot *s
 			 const struct report_ctx *ctx)
 {
 	struct report_model m;
-	struct mt_err err;
+	struct mt_err err = { "" };
 	int ret;
 
 	if (!o->folded && !o->json && !o->pprof_file && !o->prometheus_file && !o->svg_file)
@@ -324,9 +326,10 @@ static int write_formats(const struct mt_options *o, const struct mt_snapshot *s
 		ret = fmt_write_file(o->prometheus_file, &m, fmt_prometheus, &err);
 	if (!ret && o->svg_file)
 		ret = fmt_write_file(o->svg_file, &m, fmt_svg, &err);
-	if (ret && ret != -EIO && ret != -ENOMEM) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		ret = -EIO;	/* said; not said again */
+	if (ret) {
+		/* Standard output's formats set no message: the write failed. */
+		fprintf(stderr, PROG ": %s\n", err.msg[0] ? err.msg : "cannot write the report");
+		ret = -EIO;	/* said; report_once() does not say it again */
 	}
 	rmodel_free(&m);
 	return ret;
@@ -419,8 +422,10 @@ static int report_once(struct session *s)
 		free(totals);
 	}
 	snapshot_free(&snap);
-	if (ret)
+	if (ret && ret != -EIO)
 		fprintf(stderr, PROG ": %s\n", strerror(-ret));
+	else if (ret)
+		fflush(stdout);	/* what was printed stays printed */
 	return ret;
 }
 

@@ -155,6 +155,17 @@ if check "load memtrace_leaker.ko" insmod /memtrace/memtrace_leaker.ko; then
 	got=$(awk '{ split($1, f, ";"); b[f[1]] += $NF } END { for (c in b) print c, b[c] }' \
 		"$D/slab.folded" | sort)
 	check_eq "--slab --folded: each cache's live bytes as the text report's" "$want" "$got"
+
+	# A file that cannot be written: said once, by name; the text report
+	# is still printed; the exit status says it failed.
+	out=$(memtrace-read --kernel-leaks --pprof /nonexistent/heap.pb.gz 1 1 2>&1)
+	rc=$?
+	check_eq "--pprof into a missing directory: exit status 1" 1 "$rc"
+	check_eq "--pprof into a missing directory: one message, naming the file" \
+		"memtrace-read: /nonexistent/heap.pb.gz.tmp: No such file or directory" \
+		"$(printf '%s\n' "$out" | grep '^memtrace-read:')"
+	check_match "--pprof into a missing directory: the text report is still printed" \
+		'^Lost: ' "$out"
 	rmmod memtrace_leaker
 fi
 unload_memtrace
