@@ -5,7 +5,13 @@
 # python3, apt, sqlite3, zstd, openssl, coreutils, time) next to Valgrind
 # Memcheck, which needs ld.so's debug file (libc6-dbg), and programs linked
 # with jemalloc and tcmalloc (libjemalloc-dev, libgoogle-perftools-dev) and
-# musl (musl-tools).
+# musl (musl-tools).  memtrace-read's report formats use jansson for --json
+# (libjansson-dev), protobuf-c and zlib for --pprof (libprotobuf-c-dev,
+# protobuf-c-compiler, zlib1g-dev); their tests check each format with its
+# real consumer: a JSON Schema validator (python3-jsonschema), go tool pprof
+# (golang-go), promtool (prometheus) and, for --svg's flame graph, a
+# headless browser (chromium) with fonts to render its text
+# (fonts-dejavu-core).
 set -eu
 
 [ "$(id -u)" -eq 0 ] || { echo "deps: must run as root (apt-get)" >&2; exit 1; }
@@ -28,7 +34,9 @@ PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
 	elfutils kmod cpio gzip xz-utils busybox-static qemu-system-x86
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 dkms
 	valgrind sparse python3 zstd openssl debootstrap e2fsprogs libcap-dev
-	libc6-dbg libjemalloc-dev libgoogle-perftools-dev musl-tools sqlite3 time"
+	libc6-dbg libjemalloc-dev libgoogle-perftools-dev musl-tools sqlite3 time
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libjansson-dev python3-jsonschema golang-go
+	prometheus chromium fonts-dejavu-core"
 # The 6.12 kernel from bookworm-backports.
 BPO_PKGS="linux-image-amd64 linux-headers-amd64"
 

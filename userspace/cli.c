@@ -29,13 +29,22 @@ enum {
 	OPT_DEBUGINFOD,
 	OPT_OOM,
 	OPT_RECLAIM,
+	/* Report formats and memleak compatibility. */
+	OPT_FOLDED,
+	OPT_JSON,
+	OPT_PPROF,
+	OPT_PROMETHEUS,
+	OPT_SVG,
+	OPT_MEMLEAK_FORMAT,
+	OPT_FRAME_ADDRESSES,
+	OPT_WA_MISSING_FREE,
 };
 
 /*
  * '-': options and positional arguments are taken in order, so "--" ends
  * them where it stands and what follows it is the command, untouched.
  */
-static const char short_options[] = "-:hp:c:O:tao:CPs:T:z:Z:";
+static const char short_options[] = "-:hp:c:O:tao:CPs:T:z:Z:" "vS:F";
 
 static const struct option long_options[] = {
 	{ "help",		no_argument,		NULL, 'h' },
@@ -67,6 +76,17 @@ static const struct option long_options[] = {
 	{ "by-cgroup",		required_argument,	NULL, OPT_BY_CGROUP },
 	{ "module",		required_argument,	NULL, OPT_MODULE },
 	{ "events",		required_argument,	NULL, OPT_EVENTS },
+	/* Report formats and memleak compatibility. */
+	{ "folded",		optional_argument,	NULL, OPT_FOLDED },
+	{ "json",		optional_argument,	NULL, OPT_JSON },
+	{ "pprof",		required_argument,	NULL, OPT_PPROF },
+	{ "prometheus",		required_argument,	NULL, OPT_PROMETHEUS },
+	{ "svg",		required_argument,	NULL, OPT_SVG },
+	{ "memleak-format",	no_argument,		NULL, OPT_MEMLEAK_FORMAT },
+	{ "frame-addresses",	no_argument,		NULL, OPT_FRAME_ADDRESSES },
+	{ "wa-missing-free",	no_argument,		NULL, 'F' },
+	{ "symbols-prefix",	required_argument,	NULL, 'S' },
+	{ "verbose",		no_argument,		NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -90,7 +110,10 @@ void cli_usage(FILE *out, const char *prog)
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
 "       [--cache NAME]... [--stack-depth N] [--by-pid PID] [--by-comm NAME]\n"
-"       [--by-cgroup DIR] [--module NAME] [--events LIST] [interval] [count]\n"
+"       [--by-cgroup DIR] [--module NAME] [--events LIST]\n"
+"       [--folded[=FILE]] [--json[=FILE]] [--pprof FILE] [--prometheus FILE]\n"
+"       [--svg FILE] [--memleak-format] [--frame-addresses] [-S PREFIX] [-F] [-v]\n"
+"       [interval] [count]\n"
 "       [-- COMMAND [ARG]...]\n"
 "\n"
 "Trace outstanding memory allocations that weren't freed, in the kernel or in\n"
@@ -177,6 +200,43 @@ void cli_usage(FILE *out, const char *prog)
 "                        kmalloc, cache, page, percpu, vmalloc, or all\n"
 "                        (default: all; --slab: kmalloc,cache; -P: percpu)\n"
 "\n"
+"report formats (the same stacks and numbers as the text report, -T of them):\n"
+"  --folded[=FILE]       folded stacks for flame graphs (flamegraph.pl, inferno,\n"
+"                        speedscope): \"frame;frame;frame VALUE\", root first,\n"
+"                        VALUE bytes (--sort size) or allocations (--sort\n"
+"                        count); --slab: stacks under their cache's name.\n"
+"                        Without FILE: on stdout, instead of the text report;\n"
+"                        with FILE: the latest report, rewritten atomically\n"
+"                        each interval, beside the text report\n"
+"  --json[=FILE]         one JSON object per report (schema:\n"
+"                        docs/report-json.md); stdout or FILE as --folded\n"
+"  --pprof FILE          a gzipped pprof profile of the latest report (go tool\n"
+"                        pprof, Pyroscope, Parca): inuse_space/inuse_objects as\n"
+"                        reported, alloc_space/alloc_objects since the start\n"
+"  --prometheus FILE     node_exporter textfile metrics of the latest report,\n"
+"                        rewritten atomically each interval: the top %d\n"
+"                        stacks' bytes and allocations, slab caches, losses\n"
+"  --svg FILE            the latest report as an interactive flame graph, one\n"
+"                        self-contained SVG (click zooms, Search, tooltips)\n"
+"\n"
+"memleak compatibility:\n"
+"  --memleak-format      print only what memleak prints: no trend or image\n"
+"                        tags, totals, footer, source lines or inlined frames;\n"
+"                        unknown frames as [unknown]; -a as \"addr = A size = S\"\n"
+"  --frame-addresses     print each frame's address first, \"0x%%016x\\t\", as\n"
+"                        BCC's memleak does\n"
+"  -S PREFIX, --symbols-prefix PREFIX\n"
+"                        the allocator's symbols carry this prefix (\"je_\" for\n"
+"                        a jemalloc built with one), in the -O objects and the\n"
+"                        executable; libc is probed by its own names\n"
+"  -F, --wa-missing-free accepted and ignored: memleak's workaround for frees\n"
+"                        its probes miss (in IRQ context); memtrace sees every\n"
+"                        free, in any context, and counts any it cannot match\n"
+"  -v, --verbose         say on stderr what is traced and what each report\n"
+"                        read\n"
+"  -C, as memleak's, counts every live allocation whatever its age (-o does\n"
+"  not apply)\n"
+"\n"
 "With --kernel-leaks, a module unloaded while tracing is reported with the\n"
 "allocations made through its code that are still live (the module-leak\n"
 "check); frames in module code freed since (init code, unloaded modules)\n"
@@ -206,7 +266,7 @@ void cli_usage(FILE *out, const char *prog)
 "%s -- sqlite3 db \"select 1\"\n"
 "        The same, the command given word by word, as to strace or valgrind\n",
 		prog, MT_INTERVAL_MAX_S, MT_MAX_OBJS, MEMTRACE_MAX_CACHE_FILTERS,
-		MEMTRACE_MAX_FRAMES, MEMTRACE_MAX_FRAMES,
+		MEMTRACE_MAX_FRAMES, MEMTRACE_MAX_FRAMES, MT_PROM_STACKS,
 		prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
@@ -320,6 +380,11 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->pid || o->cmd_argv)
 		other = o->pid ? "-p" : "-c";
+	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->svg_file ||
+		 o->memleak_format)
+		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
+			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
+			"--memleak-format";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
 		other = o->trace ? "-t" : o->show_allocs ? "-a" : o->combined_only ? "-C" : "-P";
 	else if (o->nr_caches || o->by_pid || o->by_comm || o->by_cgroup || o->module ||
@@ -379,6 +444,44 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 	if (o->max_size && o->min_size > o->max_size)
 		return mt_errf(err, EINVAL, "min size (-z %llu) can't be greater than max size (-Z %llu)",
 			       (unsigned long long)o->min_size, (unsigned long long)o->max_size);
+	return 0;
+}
+
+/* --folded[=FILE], --json[=FILE]. */
+static int format_arg(struct mt_options *o, bool folded, const char *file, struct mt_err *err)
+{
+	const char *name = folded ? "--folded" : "--json";
+
+	if (file && !file[0])
+		return mt_errf(err, EINVAL, "%s=: needs a file name after '='", name);
+	if (folded) {
+		o->folded = true;
+		o->folded_file = file;
+	} else {
+		o->json = true;
+		o->json_file = file;
+	}
+	if (o->folded && o->json && !o->folded_file && !o->json_file)
+		return mt_errf(err, EINVAL, "--folded and --json cannot both go to stdout: "
+			       "give one of them a file (--json=FILE)");
+	return 0;
+}
+
+/* Formats render leak and --slab reports; S needs an object it names. */
+static int check_formats(const struct mt_options *o, struct mt_err *err)
+{
+	bool user = o->pid || o->cmd_argv;
+
+	if (o->symbols_prefix && !user)
+		return mt_errf(err, EINVAL, "-S names a process's allocator symbols: "
+			       "it needs -p or -c");
+	if (o->memleak_format && o->mode == MT_MODE_SLAB)
+		return mt_errf(err, EINVAL, "--memleak-format applies to leak reports: "
+			       "memleak has no --slab");
+	if (!cli_text_report(o) && (o->trace || o->show_allocs))
+		return mt_errf(err, EINVAL, "%s prints text lines: not with --folded or --json "
+			       "on stdout (give it a file: --json=FILE)",
+			       o->trace ? "-t" : "-a");
 	return 0;
 }
 
@@ -578,6 +681,37 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 					       "characters", optarg, MT_MODULE_NAME_LEN - 1);
 			o->module = optarg;
 			break;
+		case OPT_FOLDED:
+		case OPT_JSON:
+			ret = format_arg(o, c == OPT_FOLDED, optarg, err);
+			break;
+		case OPT_PPROF:
+		case OPT_PROMETHEUS:
+		case OPT_SVG:
+			if (!optarg[0])
+				return mt_errf(err, EINVAL, "%s needs a file name",
+					       c == OPT_PPROF ? "--pprof" :
+					       c == OPT_SVG ? "--svg" : "--prometheus");
+			*(c == OPT_PPROF ? &o->pprof_file : c == OPT_SVG ? &o->svg_file :
+			  &o->prometheus_file) = optarg;
+			break;
+		case OPT_MEMLEAK_FORMAT:
+			o->memleak_format = true;
+			break;
+		case OPT_FRAME_ADDRESSES:
+			o->frame_addresses = true;
+			break;
+		case 'F':
+			break;	/* --wa-missing-free: see the help */
+		case 'S':
+			if (!optarg[0] || strlen(optarg) > 32)
+				return mt_errf(err, EINVAL, "-S '%s': a symbol prefix is 1 to 32 "
+					       "characters", optarg);
+			o->symbols_prefix = optarg;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
 		case ':':
 			return mt_errf(err, EINVAL, "option %s needs a value",
 				       bad_option_text(argv, argc, optbuf, sizeof(optbuf)));
@@ -622,5 +756,5 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 		o->mode = MT_MODE_SLAB;
 	else
 		o->mode = MT_MODE_KERNEL_LEAKS;
-	return 0;
+	return check_formats(o, err);
 }

@@ -43,6 +43,7 @@ enum mt_action {
 #define MT_MAX_OBJS		8
 #define MT_OLDER_MAX_MS		(UINT64_MAX / 1000000ULL)
 #define MT_MODULE_NAME_LEN	56		/* MODULE_NAME_LEN on 64-bit */
+#define MT_PROM_STACKS		20		/* --prometheus: stacks with series of their own */
 
 struct mt_options {
 	enum mt_action action;
@@ -77,7 +78,26 @@ struct mt_options {
 	const char *module;		/* --module: stacks through this module's code */
 	uint32_t events;		/* --events: MEMTRACE_EV_* to attach; 0: the mode's */
 	wordexp_t words;		/* -c split */
+
+	/* Report formats and memleak compatibility (docs/memtrace-read.8). */
+	bool folded;			/* --folded[=FILE] */
+	const char *folded_file;	/* NULL: stdout, instead of the text report */
+	bool json;			/* --json[=FILE] */
+	const char *json_file;		/* NULL: stdout, instead of the text report */
+	const char *pprof_file;		/* --pprof FILE */
+	const char *prometheus_file;	/* --prometheus FILE */
+	const char *svg_file;		/* --svg FILE */
+	bool memleak_format;		/* --memleak-format: only what memleak prints */
+	bool frame_addresses;		/* --frame-addresses: BCC's "0x%016x\t" before frames */
+	bool verbose;			/* -v */
+	const char *symbols_prefix;	/* -S: allocator symbols' prefix (-O objects, executable) */
 };
+
+/* The text report goes to stdout (not replaced by --folded or --json). */
+static inline bool cli_text_report(const struct mt_options *o)
+{
+	return !(o->folded && !o->folded_file) && !(o->json && !o->json_file);
+}
 
 /* Exit status for bad usage, as most tools (getopt conventions). */
 #define MT_EXIT_USAGE 2

@@ -297,6 +297,7 @@ struct candidate {
 
 struct find_ctx {
 	const struct elf_obj *o;
+	const char *prefix;		/* -S: of the C functions' names; NULL: none */
 	struct candidate cand[ELFSYMS_MAX_PROBES];
 	bool done[ELFSYMS_MAX_PROBES];	/* settled by an earlier table */
 };
@@ -327,6 +328,17 @@ static int find_one(const struct sym_view *v, void *ctx)
 	for (size_t i = 0; i < ELFSYMS_MAX_PROBES; i++) {
 		if (c->done[i])
 			continue;
+		if (c->prefix) {
+			/* A prefixed allocator (-S je_): its C functions only, by that name. */
+			size_t plen = strlen(c->prefix);
+
+			if (ufn_symbols[i].name[0] != '_' && v->name_len > plen &&
+			    !memcmp(v->name, c->prefix, plen) &&
+			    v->name_len - plen == strlen(ufn_symbols[i].name) &&
+			    !memcmp(v->name + plen, ufn_symbols[i].name, v->name_len - plen))
+				consider(c, i, v, true);
+			continue;
+		}
 		if (name_is(v, ufn_symbols[i].name))
 			consider(c, i, v, true);
 		else if (name_is(v, ufn_symbols[i].fallback))
@@ -347,6 +359,12 @@ static bool is_alias(const struct find_ctx *c, size_t i)
 int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t max,
 			    struct mt_err *err)
 {
+	return elfsyms_find_prefixed(path, NULL, probes, max, err);
+}
+
+int elfsyms_find_prefixed(const char *path, const char *prefix, struct ufn_probe *probes,
+			  size_t max, struct mt_err *err)
+{
 	struct find_ctx c;
 	struct elf_obj o;
 	size_t nr = 0, i;
@@ -357,6 +375,7 @@ int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t m
 		return rc;
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
+	c.prefix = prefix && prefix[0] ? prefix : NULL;
 	for (i = 0; i < ELFSYMS_MAX_PROBES; i++)
 		c.cand[i].rank = RANK_NONE;
 

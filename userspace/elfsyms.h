@@ -44,6 +44,13 @@ int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t m
 			    struct mt_err *err);
 
 /*
+ * The same for an allocator whose C functions' names carry a prefix
+ * (memleak's -S: "je_malloc", "je_free", ...): only those, by those names.
+ */
+int elfsyms_find_prefixed(const char *path, const char *prefix, struct ufn_probe *probes,
+			  size_t max, struct mt_err *err);
+
+/*
  * The value of symbol name (a function or an object; of several versions,
  * the default one) in the ELF file at path, as an address in the object's
  * own layout, and the address its first byte is loaded at in that layout

@@ -7,6 +7,7 @@
  * the allocating task and the age of each allocation.
  */
 #include "report.h"
+#include "rmodel.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,39 +27,43 @@ unsigned int report_kind_mask(const struct mt_options *opts)
 			    : KIND_MASK_ALL & ~KIND_MASK_BACKING;
 }
 
-#define USYM_LINES	8	/* a frame and the functions inlined at it */
-#define USYM_LINE_LEN	600
-
 void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
-		  struct ksyms *ks, struct usyms *us, const char *indent)
+		  struct ksyms *ks, struct usyms *us, const char *indent,
+		  const struct mt_options *o)
 {
-	static char lines[USYM_LINES * USYM_LINE_LEN];
-	const struct mt_stack *s;
-	char sym[600];
+	bool memleak = o && o->memleak_format, addresses = o && o->frame_addresses;
+	struct rm_frame *frames;
+	const char *note;
+	size_t nr;
 
-	if (stack_id == MEMTRACE_STACK_NONE) {
-		fprintf(out, "%s[stack not recorded: stack table full]\n", indent);
+	if (rmodel_frames(snap, stack_id, ks, us, &frames, &nr, &note)) {
+		fprintf(out, "%s[stack not shown: out of memory]\n", indent);
 		return;
 	}
-	s = snapshot_stack(snap, stack_id);
-	if (!s) {
-		fprintf(out, "%s[stack %" PRIu32 " missing from the snapshot]\n", indent, stack_id);
-		return;
-	}
-	if (!s->nr_frames)
-		fprintf(out, "%s%s\n", indent, snap->hdr.flags & MEMTRACE_HDR_KADDR_HIDDEN ?
-			"[kernel stack hidden: CAP_SYSLOG needed]" : "[empty stack]");
-	for (uint32_t i = 0; i < s->nr_frames; i++) {
-		if (us) {
-			size_t n = usyms_format(us, s->ips[i], lines, USYM_LINE_LEN, USYM_LINES);
+	if (note)
+		fprintf(out, "%s%s\n", indent, note);
+	for (size_t i = 0; i < nr; i++) {
+		const struct rm_frame *f = &frames[i];
 
-			for (size_t l = 0; l < n; l++)
-				fprintf(out, "%s%s\n", indent, lines + l * USYM_LINE_LEN);
+		/* memleak prints one line per address, without source lines. */
+		if (memleak && f->inlined)
+			continue;
+		fputs(indent, out);
+		if (addresses)
+			fprintf(out, "0x%016" PRIx64 "\t", f->addr);
+		if (!memleak) {
+			fprintf(out, "%s\n", f->text);
 			continue;
 		}
-		ksyms_format_frame(ks, snap, s->epoch, s->ips[i], sym, sizeof(sym));
-		fprintf(out, "%s%s\n", indent, sym);
+		if (f->function)
+			fprintf(out, "%s+0x%" PRIx64, f->function, f->offset);
+		else
+			fputs("[unknown]", out);
+		if (f->module)
+			fprintf(out, " [%s]", f->module);
+		fputc('\n', out);
 	}
+	rmodel_free_frames(frames, nr);
 }
 
 void report_blind_str(uint32_t blind, char *buf, size_t len)
@@ -147,16 +152,14 @@ void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms
 		fprintf(out, "Note: the module reports that tracing is stopped.\n");
 }
 
-struct ranked {
-	const struct stack_total *t;
-	enum mt_sort sort;
-};
+/* qsort has no argument for the comparison: the ranking sets it. */
+static _Thread_local enum mt_sort rank_sort;
 
 static int rank_cmp(const void *a, const void *b)
 {
-	const struct stack_total *x = ((const struct ranked *)a)->t;
-	const struct stack_total *y = ((const struct ranked *)b)->t;
-	enum mt_sort sort = ((const struct ranked *)a)->sort;
+	const struct stack_total *x = *(const struct stack_total * const *)a;
+	const struct stack_total *y = *(const struct stack_total * const *)b;
+	enum mt_sort sort = rank_sort;
 	uint64_t xk1 = sort == MT_SORT_SIZE ? x->old_bytes : x->old_count;
 	uint64_t yk1 = sort == MT_SORT_SIZE ? y->old_bytes : y->old_count;
 	uint64_t xk2 = sort == MT_SORT_SIZE ? x->old_count : x->old_bytes;
@@ -168,6 +171,32 @@ static int rank_cmp(const void *a, const void *b)
 	if (xk2 != yk2)
 		return xk2 > yk2 ? -1 : 1;
 	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+int report_rank(const struct mt_snapshot *snap, const struct stack_total *totals,
+		size_t nr_totals, const struct report_ctx *ctx,
+		const struct stack_total ***out, size_t *nr_out)
+{
+	const struct mt_options *o = ctx->opts;
+	const struct stack_total **ranked;
+	size_t nr = 0;
+
+	ranked = calloc(nr_totals ? nr_totals : 1, sizeof(*ranked));
+	if (!ranked)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_totals; i++) {
+		if (totals[i].old_count == 0)
+			continue;	/* nothing outstanding from this stack */
+		if (o->module && ctx->ksyms &&
+		    !report_stack_through(snap, totals[i].stack_id, ctx->ksyms, o->module))
+			continue;
+		ranked[nr++] = &totals[i];
+	}
+	rank_sort = o->sort;
+	qsort(ranked, nr, sizeof(*ranked), rank_cmp);
+	*out = ranked;
+	*nr_out = nr;
+	return 0;
 }
 
 static int alloc_cmp(const void *a, const void *b)
@@ -189,7 +218,7 @@ static int alloc_cmp(const void *a, const void *b)
  */
 static void print_allocs(FILE *out, const struct mt_snapshot *snap,
 			 const struct memtrace_alloc_rec **sorted, size_t nr,
-			 uint32_t stack_id, unsigned int kind_mask)
+			 uint32_t stack_id, unsigned int kind_mask, bool memleak)
 {
 	size_t lo = 0, hi = nr;
 
@@ -208,6 +237,11 @@ static void print_allocs(FILE *out, const struct mt_snapshot *snap,
 
 		if (r->kind >= 32 || !(kind_mask & KIND_BIT(r->kind)) || age < snap->hdr.min_age_ns)
 			continue;
+		if (memleak) {
+			fprintf(out, "\taddr = %llx size = %u\n",
+				(unsigned long long)report_addr(r->addr, r->kind), r->bytes_alloc);
+			continue;
+		}
 		memcpy(comm, r->comm, MEMTRACE_COMM_LEN);
 		comm[MEMTRACE_COMM_LEN] = '\0';
 		fprintf(out, "\taddr = %llx size = %u requested = %u pid = %u comm = %s "
@@ -317,7 +351,7 @@ static int report_one_unload(FILE *out, const struct mt_snapshot *snap,
 		fprintf(out, "\t%llu bytes in %llu allocations from stack\n",
 			(unsigned long long)left[i].t->old_bytes,
 			(unsigned long long)left[i].t->old_count);
-		report_stack(out, snap, left[i].t->stack_id, ctx->ksyms, NULL, "\t\t");
+		report_stack(out, snap, left[i].t->stack_id, ctx->ksyms, NULL, "\t\t", ctx->opts);
 	}
 	fputc('\n', out);
 	free(left);
@@ -370,22 +404,13 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 	const struct mt_options *o = ctx->opts;
 	unsigned int kind_mask = report_kind_mask(o);
 	const struct memtrace_alloc_rec **allocs = NULL;
-	struct ranked *ranked;
+	const struct stack_total **ranked;
 	size_t nr = 0, shown;
 
-	ranked = calloc(nr_totals ? nr_totals : 1, sizeof(*ranked));
-	if (!ranked)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr_totals; i++) {
-		if (totals[i].old_count == 0)
-			continue;	/* nothing outstanding from this stack */
-		if (o->module && ctx->ksyms &&
-		    !report_stack_through(snap, totals[i].stack_id, ctx->ksyms, o->module))
-			continue;
-		ranked[nr].t = &totals[i];
-		ranked[nr++].sort = o->sort;
-	}
-	qsort(ranked, nr, sizeof(*ranked), rank_cmp);
+	int ret = report_rank(snap, totals, nr_totals, ctx, &ranked, &nr);
+
+	if (ret)
+		return ret;
 	shown = nr < o->top ? nr : o->top;
 
 	if (o->show_allocs && snap->nr_allocs) {
@@ -399,31 +424,35 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 		qsort(allocs, snap->nr_allocs, sizeof(*allocs), alloc_cmp);
 	}
 
-	if (ctx->title)
+	if (ctx->title && !o->memleak_format)
 		fprintf(out, "[%s] %s\n", ctx->timestamp, ctx->title);
 	else
 		fprintf(out, "[%s] Top %u stacks with outstanding allocations:\n",
 			ctx->timestamp, o->top);
 	/* memleak prints the largest last, next to the prompt. */
 	for (size_t i = shown; i-- > 0;) {
-		const struct stack_total *t = ranked[i].t;
+		const struct stack_total *t = ranked[i];
 		char tag[64], whose[PATH_MAX + 64];
 
 		if (allocs)
-			print_allocs(out, snap, allocs, snap->nr_allocs, t->stack_id, kind_mask);
+			print_allocs(out, snap, allocs, snap->nr_allocs, t->stack_id, kind_mask,
+				     o->memleak_format);
 		trend_tag(ctx, snap, t, tag, sizeof(tag));
+		/* memleak's line and nothing after it. */
 		fprintf(out, "\t%llu bytes in %llu allocations from stack%s%s\n",
-			(unsigned long long)t->old_bytes, (unsigned long long)t->old_count, tag,
-			image_tag(ctx, snap, t, whose, sizeof(whose)));
-		if (o->combined_only)
+			(unsigned long long)t->old_bytes, (unsigned long long)t->old_count,
+			o->memleak_format ? "" : tag,
+			o->memleak_format ? "" : image_tag(ctx, snap, t, whose, sizeof(whose)));
+		if (o->combined_only && !o->memleak_format)
 			fprintf(out, "\t(total: %llu allocs, %llu bytes; %llu frees)\n",
 				(unsigned long long)t->total_allocs,
 				(unsigned long long)t->total_bytes,
 				(unsigned long long)t->frees);
 		report_stack(out, snap, t->stack_id, ctx->ksyms,
-			     ctx->images ? images_usyms(ctx->images, t->image) : NULL, "\t\t");
+			     ctx->images ? images_usyms(ctx->images, t->image) : NULL, "\t\t", o);
 	}
-	report_footer(out, snap, ctx->ksyms);
+	if (!o->memleak_format)
+		report_footer(out, snap, ctx->ksyms);
 	fputc('\n', out);
 	free(allocs);
 	free(ranked);

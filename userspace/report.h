@@ -23,6 +23,7 @@ struct report_ctx {
 	const char *title;			/* NULL: "Top N stacks with outstanding allocations:" */
 	const struct trend_table *trend;	/* NULL: no [growing]/[stable] tags */
 	char timestamp[16];			/* "HH:MM:SS" */
+	bool final;				/* user mode: the target ended */
 };
 
 /* An allocation's address as its process sees it (see MEMTRACE_USER_ADDR). */
@@ -44,6 +45,16 @@ int report_leaks(FILE *out, const struct mt_snapshot *snap,
 		 const struct stack_total *totals, size_t nr_totals,
 		 const struct report_ctx *ctx);
 
+/*
+ * The stacks of the leak report, biggest first (by --sort), as
+ * report_leaks() shows the first -T of them: those with outstanding
+ * allocations (through --module's code, with --module).  *out is an array
+ * of pointers into totals (free() it).  0 or -ENOMEM.
+ */
+int report_rank(const struct mt_snapshot *snap, const struct stack_total *totals,
+		size_t nr_totals, const struct report_ctx *ctx,
+		const struct stack_total ***out, size_t *nr_out);
+
 /* Whether a kernel stack has a frame in module's code (as it was then). */
 bool report_stack_through(const struct mt_snapshot *snap, uint32_t stack_id,
 			  struct ksyms *ks, const char *module);
@@ -60,10 +71,14 @@ int report_module_unloads(FILE *out, const struct mt_snapshot *snap,
 
 /*
  * The frames of a stack, one per line, each line prefixed by indent:
- * symbolized by us (user mode) if given, else by ks.
+ * symbolized by us (user mode) if given, else by ks.  o (may be NULL)
+ * chooses memleak's forms: --memleak-format (one line per address,
+ * "function+0xoff [module]", "[unknown]"), --frame-addresses (BCC's
+ * "0x%016x\t" first).
  */
 void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
-		  struct ksyms *ks, struct usyms *us, const char *indent);
+		  struct ksyms *ks, struct usyms *us, const char *indent,
+		  const struct mt_options *o);
 
 /* "Lost: ..." and "Activity: ..." lines, plus sampling and symbol notes. */
 void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms *ks);

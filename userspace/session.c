@@ -23,8 +23,10 @@
 
 #include "aggregate.h"
 #include "device.h"
+#include "fmt.h"
 #include "ksyms.h"
 #include "report.h"
+#include "rmodel.h"
 #include "slabview.h"
 #include "snapshot.h"
 #include "target.h"
@@ -183,20 +185,6 @@ struct session {
 	bool warned_ksyms, warned_events;
 };
 
-static void group_thousands(uint64_t v, char *buf, size_t len)
-{
-	char digits[32];
-	size_t n, out = 0;
-
-	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, v);
-	for (size_t i = 0; i < n && out + 2 < len; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[out++] = ',';
-		buf[out++] = digits[i];
-	}
-	buf[out] = '\0';
-}
-
 struct heap_totals {
 	uint64_t blocks, bytes, allocs, frees, allocated;
 };
@@ -207,11 +195,11 @@ static void print_heap_summary(FILE *out, const char *whose, const char *when,
 {
 	char b[5][40];
 
-	group_thousands(h->bytes, b[0], sizeof(b[0]));
-	group_thousands(h->blocks, b[1], sizeof(b[1]));
-	group_thousands(h->allocs, b[2], sizeof(b[2]));
-	group_thousands(h->frees, b[3], sizeof(b[3]));
-	group_thousands(h->allocated, b[4], sizeof(b[4]));
+	mt_group_thousands(h->bytes, b[0], sizeof(b[0]));
+	mt_group_thousands(h->blocks, b[1], sizeof(b[1]));
+	mt_group_thousands(h->allocs, b[2], sizeof(b[2]));
+	mt_group_thousands(h->frees, b[3], sizeof(b[3]));
+	mt_group_thousands(h->allocated, b[4], sizeof(b[4]));
 	fprintf(out, "HEAP SUMMARY (%s):\n", whose);
 	fprintf(out, "    in use at %s: %s bytes in %s blocks\n", when, b[0], b[1]);
 	fprintf(out, "  total heap usage: %s allocs, %s frees, %s bytes allocated\n",
@@ -282,6 +270,72 @@ static void heap_summaries(FILE *out, const struct mt_snapshot *snap,
 }
 
 /*
+ * At a traced command's end, after the heap summaries: every stack still
+ * in use, in Memcheck's words (the report above shows the top -T).
+ */
+static int leak_summary(const struct mt_snapshot *snap, const struct stack_total *totals,
+			size_t nr_totals, const struct report_ctx *ctx)
+{
+	struct mt_options all = *ctx->opts;
+	struct report_ctx c = *ctx;
+	struct report_model m;
+	int ret;
+
+	all.top = UINT_MAX;
+	c.opts = &all;
+	ret = rmodel_build_leaks(&m, snap, totals, nr_totals, &c);
+	if (ret)
+		return ret;
+	ret = fmt_memcheck(stdout, &m);
+	rmodel_free(&m);
+	if (ret)
+		fprintf(stderr, PROG ": cannot write the report: %s\n", strerror(-ret));
+	return ret;
+}
+
+/*
+ * The report formats of one interval, from one model of it: to stdout
+ * (--folded, --json without a file) or each to its file, atomically.
+ * totals NULL: --slab.  Errors are printed here; 0 or -errno.
+ */
+static int write_formats(const struct mt_options *o, const struct mt_snapshot *snap,
+			 const struct stack_total *totals, size_t nr_totals,
+			 const struct report_ctx *ctx)
+{
+	struct report_model m;
+	struct mt_err err = { "" };
+	int ret;
+
+	if (!o->folded && !o->json && !o->pprof_file && !o->prometheus_file && !o->svg_file)
+		return 0;
+	ret = totals ? rmodel_build_leaks(&m, snap, totals, nr_totals, ctx) :
+		       rmodel_build_slab(&m, snap, ctx);
+	if (ret)
+		return ret;
+	if (o->folded && !o->folded_file)
+		ret = fmt_folded(stdout, &m);
+	else if (o->folded)
+		ret = fmt_write_file(o->folded_file, &m, fmt_folded_file, &err);
+	if (!ret && o->json && !o->json_file)
+		ret = fmt_json(stdout, &m);
+	else if (!ret && o->json)
+		ret = fmt_write_file(o->json_file, &m, fmt_json_file, &err);
+	if (!ret && o->pprof_file)
+		ret = fmt_write_file(o->pprof_file, &m, fmt_pprof, &err);
+	if (!ret && o->prometheus_file)
+		ret = fmt_write_file(o->prometheus_file, &m, fmt_prometheus, &err);
+	if (!ret && o->svg_file)
+		ret = fmt_write_file(o->svg_file, &m, fmt_svg, &err);
+	if (ret) {
+		/* Standard output's formats set no message: the write failed. */
+		fprintf(stderr, PROG ": %s\n", err.msg[0] ? err.msg : "cannot write the report");
+		ret = -EIO;	/* said; report_once() does not say it again */
+	}
+	rmodel_free(&m);
+	return ret;
+}
+
+/*
  * One interval: snapshot, parse, report.  Errors are printed here.  The
  * last report of a user-mode target that ended counts every allocation
  * still live, whatever its age, and ends with the heap summaries.
@@ -303,7 +357,9 @@ static int report_once(struct session *s)
 	int ret;
 
 	ret = device_snapshot(&s->dev, o->show_allocs ? MEMTRACE_SNAP_ALLOCS : 0,
-			      o->mode == MT_MODE_SLAB || final ? 0 : o->older_ms * 1000000ULL,
+			      /* -C counts every live allocation, as memleak's does. */
+			      o->mode == MT_MODE_SLAB || final || o->combined_only ? 0 :
+			      o->older_ms * 1000000ULL,
 			      &buf, &len, &err);
 	if (ret) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
@@ -335,24 +391,41 @@ static int report_once(struct session *s)
 		s->warned_ksyms = true;
 	}
 	timestamp(ctx.timestamp, sizeof(ctx.timestamp));
+	ctx.final = final;
+	if (o->verbose)
+		fprintf(stderr, PROG ": snapshot: %zu stacks, %zu counters, %zu allocations, "
+			"%zu caches; allocations younger than %llu ms left out\n", snap.nr_stacks,
+			snap.nr_stats, snap.nr_allocs, snap.nr_caches,
+			(unsigned long long)(snap.hdr.min_age_ns / 1000000ULL));
 	if (o->mode == MT_MODE_SLAB) {
-		ret = slabview_report(stdout, &snap, s->slab, &ctx);
+		if (cli_text_report(o))
+			ret = slabview_report(stdout, &snap, s->slab, &ctx);
+		if (!ret)
+			ret = write_formats(o, &snap, NULL, 0, &ctx);
 	} else {
+		bool text = cli_text_report(o);
+
 		ret = aggregate_by_stack(&snap, report_kind_mask(o), &totals, &nr_totals);
 		if (!ret)
 			ret = trend_update(s->trend, totals, nr_totals);
-		if (!ret && o->mode == MT_MODE_KERNEL_LEAKS)
+		if (!ret && text && o->mode == MT_MODE_KERNEL_LEAKS)
 			ret = report_module_unloads(stdout, &snap, totals, nr_totals, &ctx,
 						    &s->unloads_seen);
-		if (!ret)
+		if (!ret && text)
 			ret = report_leaks(stdout, &snap, totals, nr_totals, &ctx);
-		if (!ret && final)
+		if (!ret && text && final && !o->memleak_format) {
 			heap_summaries(stdout, &snap, ctx.images);
+			ret = leak_summary(&snap, totals, nr_totals, &ctx);
+		}
+		if (!ret)
+			ret = write_formats(o, &snap, totals, nr_totals, &ctx);
 		free(totals);
 	}
 	snapshot_free(&snap);
-	if (ret)
+	if (ret && ret != -EIO)
 		fprintf(stderr, PROG ": %s\n", strerror(-ret));
+	else if (ret)
+		fflush(stdout);	/* what was printed stays printed */
 	return ret;
 }
 
@@ -411,6 +484,18 @@ static int setup(struct session *s, int *exit_code)
 			fprintf(stderr, PROG ": note: not traced on this kernel: %s\n", missing);
 		}
 		s->wanted &= features;
+	}
+	if (o->verbose) {
+		char events[64], sampling[48] = "off";
+
+		device_events_str(s->wanted, events, sizeof(events));
+		if (o->sample_every)
+			snprintf(sampling, sizeof(sampling), "1 in %u", o->sample_every);
+		else if (o->sample_bytes)
+			snprintf(sampling, sizeof(sampling), "once per %u bytes", o->sample_bytes);
+		fprintf(stderr, PROG ": memtrace.ko %s (ABI %u); tracing: %s; sampling: %s\n",
+			s->dev.version.module_version, s->dev.version.abi_version, events,
+			sampling);
 	}
 	session_build_config(o, s->wanted, &cfg);
 	if (o->by_cgroup) {
@@ -504,7 +589,9 @@ int session_run(const struct mt_options *o)
 		status = 1;
 		goto stop;
 	}
-	if (o->mode == MT_MODE_SLAB)
+	if (!cli_text_report(o))
+		;	/* stdout is --folded's or --json's: only theirs */
+	else if (o->mode == MT_MODE_SLAB)
 		slabview_preamble(stdout);
 	else if (o->mode == MT_MODE_USER)
 		printf("Attaching to pid %d, Ctrl+C to quit.\n", (int)target_pid(s.target));

@@ -15,13 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct slab_row {
-	char name[MEMTRACE_NAME_LEN];
-	uint32_t object_size;	/* 0: unknown */
-	uint32_t stack_id;
-	uint64_t count, bytes;
-};
-
 struct slab_state {
 	struct slab_row *rows;	/* previous interval, by (name, stack) */
 	size_t nr;
@@ -81,8 +74,7 @@ static void cache_name(const struct mt_snapshot *snap, uint16_t id, struct slab_
 	}
 }
 
-/* Current (name, stack) rows, merged, sorted. */
-static int build_rows(const struct mt_snapshot *snap, struct slab_row **out, size_t *nr_out)
+int slabview_rows(const struct mt_snapshot *snap, struct slab_row **out, size_t *nr_out)
 {
 	int sampled = snapshot_sampled(snap);
 	struct slab_row *rows = calloc(snap->nr_stats ? snap->nr_stats : 1, sizeof(*rows));
@@ -217,7 +209,7 @@ static void print_growth(FILE *out, const struct mt_snapshot *snap, const struct
 	for (i = 0; i < nr_top; i++) {
 		fprintf(out, "\t%+" PRId64 " bytes, %+" PRId64 " objects from stack\n",
 			top[i].d_bytes, top[i].d_count);
-		report_stack(out, snap, top[i].stack_id, ks, NULL, "\t\t");
+		report_stack(out, snap, top[i].stack_id, ks, NULL, "\t\t", NULL);
 	}
 }
 
@@ -230,7 +222,7 @@ int slabview_report(FILE *out, const struct mt_snapshot *snap, struct slab_state
 	size_t nr_rows, nr_caches, nr_lines = 0, shown;
 	int ret;
 
-	ret = build_rows(snap, &rows, &nr_rows);
+	ret = slabview_rows(snap, &rows, &nr_rows);
 	if (!ret)
 		ret = sum_caches(rows, nr_rows, &caches, &nr_caches);
 	if (!ret) {

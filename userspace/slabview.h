@@ -14,6 +14,20 @@
 
 struct slab_state;
 
+/* Live objects and bytes of one stack in one cache (grouped by name). */
+struct slab_row {
+	char name[MEMTRACE_NAME_LEN];
+	uint32_t object_size;	/* 0: unknown */
+	uint32_t stack_id;
+	uint64_t count, bytes;
+};
+
+/*
+ * The snapshot's (cache name, stack) rows, merged, sorted by name then
+ * stack (free() *out).  0 or -ENOMEM.
+ */
+int slabview_rows(const struct mt_snapshot *snap, struct slab_row **out, size_t *nr_out);
+
 /* The previous interval starts empty, like tracing. */
 struct slab_state *slab_state_new(void);
 void slab_state_free(struct slab_state *st);

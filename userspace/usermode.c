@@ -27,12 +27,14 @@ struct object_list {
 	char open_path[MAX_OBJECTS][PATH_MAX];
 	char shown[MAX_OBJECTS][PATH_MAX];	/* as the user knows it */
 	bool is_exe[MAX_OBJECTS];
+	bool prefixed[MAX_OBJECTS];	/* -S applies: an -O object or the executable */
 	size_t nr;
 };
 
 struct usermode {
 	const char *const *objs;
 	size_t nr_objs;
+	const char *prefix;		/* -S, or NULL */
 	bool mapped[MT_MAX_OBJS];	/* per -O name: some image mapped it */
 	struct {
 		dev_t dev;
@@ -57,6 +59,11 @@ void usermode_free(struct usermode *um)
 	free(um);
 }
 
+void usermode_set_symbols_prefix(struct usermode *um, const char *prefix)
+{
+	um->prefix = prefix;
+}
+
 const char *usermode_unmapped(const struct usermode *um)
 {
 	for (size_t i = 0; i < um->nr_objs; i++)
@@ -75,17 +82,21 @@ static bool same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* prefixed: -S applies to the object (an -O object, the executable). */
 static int list_add(struct object_list *l, const char *open_path, const char *shown, bool exe,
-		    struct mt_err *err)
+		    bool prefixed, struct mt_err *err)
 {
 	for (size_t i = 0; i < l->nr; i++)
-		if (same_file(l->open_path[i], open_path))
+		if (same_file(l->open_path[i], open_path)) {
+			l->prefixed[i] |= prefixed;
 			return 0;
+		}
 	if (l->nr == MAX_OBJECTS)
 		return mt_errf(err, E2BIG, "too many objects to probe (at most %d)", MAX_OBJECTS);
 	snprintf(l->open_path[l->nr], PATH_MAX, "%s", open_path);
 	snprintf(l->shown[l->nr], PATH_MAX, "%s", shown);
 	l->is_exe[l->nr] = exe;
+	l->prefixed[l->nr] = prefixed;
 	l->nr++;
 	return 0;
 }
@@ -121,22 +132,23 @@ static int resolve_object(const char *obj, const struct mapped_object *maps, siz
 		if (access(obj, R_OK))
 			return mt_errf(err, errno, "-O %s: %s", obj, strerror(errno));
 		*found = true;
-		return list_add(l, obj, obj, false, err);
+		return list_add(l, obj, obj, false, true, err);
 	}
 	for (size_t i = 0; i < nr_maps; i++) {
 		if (!strcmp(obj, "c") ? procmaps_is_libc(maps[i].path) :
 		    names_object(maps[i].path, obj)) {
 			*found = true;
-			return list_add(l, maps[i].open_path, maps[i].path, false, err);
+			return list_add(l, maps[i].open_path, maps[i].path, false, true, err);
 		}
 	}
 	return 0;
 }
 
 /* The executable, if it has allocators of its own (static, or interposing). */
-static int add_executable(int pid, size_t nr_maps, struct object_list *l, struct mt_err *err)
+static int add_executable(int pid, size_t nr_maps, const char *prefix, struct object_list *l,
+			  struct mt_err *err)
 {
-	char exe[80], shown[PATH_MAX];
+	char exe[80], shown[PATH_MAX], malloc_name[64];
 	ssize_t n;
 	int ret;
 
@@ -150,12 +162,13 @@ static int add_executable(int pid, size_t nr_maps, struct object_list *l, struct
 			       strerror(errno));
 	}
 	shown[n] = '\0';
-	ret = elfsyms_defines(exe, "malloc", err);
+	snprintf(malloc_name, sizeof(malloc_name), "%smalloc", prefix ? prefix : "");
+	ret = elfsyms_defines(exe, malloc_name, err);
 	if (ret == -ENOENT)
 		return 0;	/* no symbols at all: stripped */
 	if (ret <= 0)
 		return ret;
-	return list_add(l, exe, shown, true, err);
+	return list_add(l, exe, shown, true, true, err);
 }
 
 static bool probed_before(struct usermode *um, int fd, bool remember)
@@ -184,7 +197,7 @@ static bool ufn_ends_allocations(uint32_t func)
 }
 
 static int probe_object(struct usermode *um, struct mt_device *d, const char *open_path,
-			const char *shown, bool exe, struct mt_err *err)
+			const char *shown, bool exe, bool prefixed, struct mt_err *err)
 {
 	struct ufn_probe probes[ELFSYMS_MAX_PROBES];
 	int n, fd, ret = 0;
@@ -197,10 +210,15 @@ static int probe_object(struct usermode *um, struct mt_device *d, const char *op
 		close(fd);
 		return 0;
 	}
-	n = elfsyms_find_allocators(open_path, probes, MT_ARRAY_SIZE(probes), err);
+	n = elfsyms_find_prefixed(open_path, prefixed ? um->prefix : NULL, probes,
+				  MT_ARRAY_SIZE(probes), err);
 	if (n == 0)
 		ret = mt_errf(err, ENOENT, "%s defines none of the allocator functions "
-			      "(malloc, calloc, realloc, free, ...)", shown);
+			      "(%smalloc, %scalloc, %srealloc, %sfree, ...)", shown,
+			      prefixed && um->prefix ? um->prefix : "",
+			      prefixed && um->prefix ? um->prefix : "",
+			      prefixed && um->prefix ? um->prefix : "",
+			      prefixed && um->prefix ? um->prefix : "");
 	else if (n < 0)
 		ret = n;
 	/*
@@ -235,12 +253,12 @@ int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool
 		return mt_errf(err, ENOMEM, "out of memory");
 	ret = procmaps_read(pid, &maps, &nr_maps, err);
 	if (!ret)
-		ret = add_executable(pid, nr_maps, l, err);
+		ret = add_executable(pid, nr_maps, um->prefix, l, err);
 	if (!ret && procmaps_find_libc(pid, maps, nr_maps, &libc, err) == 0)
-		ret = list_add(l, libc->open_path, libc->path, false, err);
+		ret = list_add(l, libc->open_path, libc->path, false, false, err);
 	for (size_t i = 0; !ret && i < nr_maps; i++)
 		if (maps_libstdcxx(&maps[i]))
-			ret = list_add(l, maps[i].open_path, maps[i].path, false, err);
+			ret = list_add(l, maps[i].open_path, maps[i].path, false, false, err);
 	for (size_t i = 0; !ret && i < um->nr_objs; i++) {
 		bool found;
 
@@ -255,7 +273,8 @@ int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool
 			      "malloc: statically linked and stripped? name the allocator's "
 			      "object with -O", pid);
 	for (size_t i = 0; !ret && i < l->nr; i++) {
-		ret = probe_object(um, d, l->open_path[i], l->shown[i], l->is_exe[i], err);
+		ret = probe_object(um, d, l->open_path[i], l->shown[i], l->is_exe[i],
+				   l->prefixed[i], err);
 		if (ret > 0) {
 			total += ret;
 			ret = 0;

@@ -17,6 +17,12 @@ struct usermode;
 /* objs: the -O names (kept, not copied). */
 struct usermode *usermode_new(const char *const *objs, size_t nr_objs);
 void usermode_free(struct usermode *um);
+/*
+ * -S: the allocator's C functions in the -O objects and the executable are
+ * named with this prefix ("je_malloc"); libc and libstdc++ keep theirs.
+ * Kept, not copied.
+ */
+void usermode_set_symbols_prefix(struct usermode *um, const char *prefix);
 
 /*
  * Probes the allocators of process pid's current image, through the files

@@ -1278,6 +1278,30 @@ size_t usyms_format(struct usyms *u, uint64_t addr, char *buf, size_t line_len, 
 	return emit(t.buf, t.lines, buf, line_len, max);
 }
 
+bool usyms_mapping(struct usyms *u, uint64_t addr, struct usyms_mapping *out)
+{
+	Dwfl_Module *mod = addr ? dwfl_addrmodule(u->dwfl, addr - 1) : NULL;
+	const unsigned char *id;
+	GElf_Addr id_vaddr;
+	Dwarf_Addr start, end;
+	const char *name;
+	int len;
+
+	if (!mod)
+		return false;
+	name = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	snprintf(out->path, sizeof(out->path), "%s", name ? name : "?");
+	out->start = start;
+	out->limit = end;
+	/* libdwfl reports a module from its first mapping, at file offset 0. */
+	out->offset = 0;
+	out->build_id[0] = '\0';
+	len = dwfl_module_build_id(mod, &id, &id_vaddr);
+	for (int i = 0; i < len && i < 64; i++)
+		snprintf(out->build_id + 2 * i, 3, "%02x", id[i]);
+	return true;
+}
+
 /* ---- life cycle ------------------------------------------------------- */
 
 static int proc_error(int pid, int ret, struct mt_err *err)

@@ -96,6 +96,21 @@ int usyms_refresh(struct usyms *u, struct mt_err *err);
  */
 size_t usyms_format(struct usyms *u, uint64_t addr, char *buf, size_t line_len, size_t max);
 
+/*
+ * The object mapped at a return address, as a profile's mapping names it
+ * (pprof): the file's path as the process maps it, its GNU build-id in
+ * hex ("" if it has none), and the range of the process's addresses it
+ * covers with the file offset of its start.  False where no object is
+ * mapped (the address is [unknown]).
+ */
+struct usyms_mapping {
+	char path[4096];
+	char build_id[2 * 64 + 1];
+	uint64_t start, limit, offset;
+};
+
+bool usyms_mapping(struct usyms *u, uint64_t addr, struct usyms_mapping *out);
+
 /* For tests: how many times the mappings were reported, addresses cached. */
 unsigned int usyms_reports(const struct usyms *u);
 size_t usyms_cached(const struct usyms *u);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "util.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -14,4 +15,18 @@ int mt_errf(struct mt_err *err, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -code;
+}
+
+void mt_group_thousands(uint64_t v, char *buf, size_t len)
+{
+	char digits[32];
+	size_t n, out = 0;
+
+	n = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	for (size_t i = 0; i < n && out + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[out++] = ',';
+		buf[out++] = digits[i];
+	}
+	buf[out] = '\0';
 }

@@ -37,6 +37,9 @@ static inline uint64_t mt_align_up(uint64_t v, uint64_t align)
 	return (v + align - 1) / align * align;
 }
 
+/* v with thousands separated by commas ("66,824"), as Memcheck prints them. */
+void mt_group_thousands(uint64_t v, char *buf, size_t len);
+
 #define MT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -178,8 +178,37 @@ static void test_kernel_filters(void)
 	check(r == 0 && o.events == MEMTRACE_EV_ALL, "cli takes --events all");
 }
 
+static void test_formats(void)
+{
+	struct mt_options o;
+	struct mt_err e;
+	int r;
+
+	r = PARSE(&o, &e, "--folded", "--json=/tmp/r.json", "--pprof", "/tmp/p.pb.gz",
+		  "--prometheus", "/tmp/m.prom", "--memleak-format", "--frame-addresses", "-F", "-v");
+	check(r == 0 && o.folded && !o.folded_file && o.json && !strcmp(o.json_file, "/tmp/r.json") &&
+	      !strcmp(o.pprof_file, "/tmp/p.pb.gz") && !strcmp(o.prometheus_file, "/tmp/m.prom") &&
+	      o.memleak_format && o.frame_addresses && o.verbose && !cli_text_report(&o),
+	      "cli parses the report formats; --folded without a file replaces the text");
+	r = PARSE(&o, &e, "--folded=/tmp/f", "--slab");
+	check(r == 0 && o.mode == MT_MODE_SLAB && cli_text_report(&o) &&
+	      !strcmp(o.folded_file, "/tmp/f"), "cli: --slab --folded=FILE keeps the text report");
+	r = PARSE(&o, &e, "-S", "je_", "-O", "jemalloc", "--wa-missing-free", "-c", "true");
+	check(r == 0 && !strcmp(o.symbols_prefix, "je_") && o.mode == MT_MODE_USER,
+	      "cli parses memleak's -S and --wa-missing-free");
+}
+
 void cli_tests(void)
 {
+	test_formats();
+	EXPECT_ERROR("--folded and --json cannot both go to stdout", "--folded", "--json");
+	EXPECT_ERROR("--json=: needs a file name", "--json=");
+	EXPECT_ERROR("--pprof needs a file name", "--pprof", "");
+	EXPECT_ERROR("option --prometheus needs a value", "--prometheus");
+	EXPECT_ERROR("-S names a process's allocator symbols", "-S", "je_");
+	EXPECT_ERROR("memleak has no --slab", "--slab", "--memleak-format");
+	EXPECT_ERROR("-a prints text lines", "-a", "--json");
+	EXPECT_ERROR("cannot be combined with --pprof", "--oom", "--pprof", "x");
 	test_kernel_filters();
 	EXPECT_ERROR("--by-comm 'averyveryverylongname'", "--by-comm", "averyveryverylongname");
 	EXPECT_ERROR("--by-comm '': a task name is 1 to 15", "--by-comm", "");

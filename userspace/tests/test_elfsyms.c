@@ -414,6 +414,12 @@ static void test_fixture_lib(void)
 	m = elfsyms_find_allocators(lib, q, 2, &err);
 	check(m == 2 && q[0].func == MEMTRACE_UFN_MALLOC && q[1].func == MEMTRACE_UFN_REALLOC,
 	      "elfsyms fills at most max probes, in MEMTRACE_UFN_* order");
+	/* -S: only the prefixed C functions, under their prefixed names. */
+	m = elfsyms_find_prefixed(lib, "__libc_", q, ELFSYMS_MAX_PROBES, &err);
+	check(m == 2 && q[0].func == MEMTRACE_UFN_REALLOC && !strcmp(q[0].symbol, "__libc_realloc") &&
+	      q[1].func == MEMTRACE_UFN_MEMALIGN && !strcmp(q[1].symbol, "__libc_memalign"),
+	      "elfsyms with a symbol prefix (-S __libc_) finds __libc_realloc and "
+	      "__libc_memalign only");
 
 	tmp_path(obj, sizeof(obj), "elfsyms-lib.o");
 	if (check(run("cc -c -fPIC -o '%s' '%s'", obj, src), "the fixture object builds"))

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report formats other tools read, each rendering a report model
+ * (rmodel.h): one module per format.
+ *
+ *   fmt_folded.c   "frame;frame;frame value" lines: flamegraph.pl,
+ *                  inferno, speedscope
+ *   fmt_json.c     one JSON object per report (docs/report-json.md)
+ *   fmt_pprof.c    a gzipped profile.proto: go tool pprof, Pyroscope, Parca
+ *   fmt_prom.c     Prometheus metrics for node_exporter's textfile collector
+ *   fmt_svg.c      a self-contained interactive flame graph
+ *   fmt_memcheck.c the closing summary of a traced command, in Memcheck's words
+ */
+#ifndef MEMTRACE_READ_FMT_H
+#define MEMTRACE_READ_FMT_H
+
+#include <stdio.h>
+
+#include "rmodel.h"
+#include "util.h"
+
+/*
+ * One line per stack, outermost frame first (a --slab stack under its
+ * cache's name), and its bytes (--sort size) or allocations (--sort count).
+ */
+int fmt_folded(FILE *out, const struct report_model *m);
+
+/* The frame name fmt_folded() and flame graphs use for f. */
+const char *fmt_frame_name(const struct rm_frame *f, char *buf, size_t len);
+
+/* One JSON object and a newline (JSON Lines over several reports). */
+int fmt_json(FILE *out, const struct report_model *m);
+
+/* The profile, gzipped, to out.  0 or -errno with err. */
+int fmt_pprof(FILE *out, const struct report_model *m, struct mt_err *err);
+
+/* Stacks --prometheus gives series of their own: cardinality stays bounded. */
+#define FMT_PROM_STACKS MT_PROM_STACKS
+
+/* The report's metrics in Prometheus' text exposition format. */
+int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err);
+
+/* The report as a flame graph: one SVG file with its script and style. */
+int fmt_svg(FILE *out, const struct report_model *m, struct mt_err *err);
+
+/* LEAK SUMMARY and a record per stack, in Valgrind Memcheck's words. */
+int fmt_memcheck(FILE *out, const struct report_model *m);
+
+/*
+ * Writes path atomically: render() into "path.tmp" (same directory), then
+ * rename over path, so a reader (a scraper, a profiler agent) sees the
+ * whole previous report or the whole new one.  0 or -errno with err.
+ */
+int fmt_write_file(const char *path, const struct report_model *m,
+		   int (*render)(FILE *out, const struct report_model *m, struct mt_err *err),
+		   struct mt_err *err);
+
+/* fmt_folded() and fmt_json() in fmt_write_file()'s shape. */
+int fmt_folded_file(FILE *out, const struct report_model *m, struct mt_err *err);
+int fmt_json_file(FILE *out, const struct report_model *m, struct mt_err *err);
+
+#endif

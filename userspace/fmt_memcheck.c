@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The closing summary of a traced command (-c, -p) in Valgrind Memcheck's
+ * words, after its HEAP SUMMARY: a LEAK SUMMARY line, then one record per
+ * stack still in use at exit, smallest first and the largest last (next
+ * to the prompt, as Memcheck orders its loss records), each frame as
+ * Memcheck writes it: "at 0xADDR: function (file.c:LINE)" with debug
+ * information, "(in /path/object)" without.
+ *
+ * memtrace follows no pointers: it cannot tell "definitely lost" from
+ * "still reachable", and says so rather than guess.
+ */
+#include "fmt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+static void frame_line(FILE *out, const struct rm_frame *f, bool first)
+{
+	fprintf(out, "   %s 0x%" PRIX64 ": %s", first ? "at" : "by", f->addr,
+		f->function ? f->function : "???");
+	if (f->file)
+		fprintf(out, " (%s:%u)", f->file, f->line);
+	else if (f->map_path)
+		fprintf(out, " (in %s)", f->map_path);
+	else if (f->module)
+		fprintf(out, " (in %s)", f->module);
+	fputc('\n', out);
+}
+
+int fmt_memcheck(FILE *out, const struct report_model *m)
+{
+	char b[2][40];
+
+	mt_group_thousands(m->bytes, b[0], sizeof(b[0]));
+	mt_group_thousands(m->count, b[1], sizeof(b[1]));
+	fprintf(out, "LEAK SUMMARY:\n");
+	fprintf(out, "   still in use: %s bytes in %s blocks, in %zu records\n", b[0], b[1],
+		m->nr_stacks);
+	fprintf(out, "   (memtrace follows no pointers: each may be lost or still reachable)\n");
+	if (m->sampled)
+		fprintf(out, "   (sampling: bytes and blocks are estimates)\n");
+	for (size_t i = m->nr_stacks; i-- > 0;) {
+		const struct rm_stack *s = &m->stacks[i];
+		bool first = true;
+
+		mt_group_thousands(s->bytes, b[0], sizeof(b[0]));
+		mt_group_thousands(s->count, b[1], sizeof(b[1]));
+		fprintf(out, "\n%s bytes in %s blocks are still in use in record %zu of %zu\n",
+			b[0], b[1], m->nr_stacks - i, m->nr_stacks);
+		if (!s->nr_frames)
+			fprintf(out, "   %s\n", s->note ? s->note : "[no stack]");
+		for (size_t f = 0; f < s->nr_frames; f++) {
+			/* Memcheck gives an inlined call the address of its caller's frame too. */
+			frame_line(out, &s->frames[f], first);
+			first = false;
+		}
+	}
+	fputc('\n', out);
+	return ferror(out) ? -EIO : 0;
+}

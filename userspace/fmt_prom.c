@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prometheus metrics in the text exposition format, for node_exporter's
+ * textfile collector (--prometheus FILE, written atomically each
+ * interval: node_exporter reads *.prom files whole).
+ *
+ * Cardinality is bounded by construction: the top FMT_PROM_STACKS stacks
+ * of the report (labelled by the module's stack id and their innermost
+ * functions), one series per slab cache (a kernel has a few hundred), one
+ * per loss reason.  No label carries an address or a task name.
+ */
+#include "fmt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+/* Innermost functions named in a stack's label. */
+#define FMT_PROM_FRAMES 3
+
+/* A label value, escaped as the exposition format wants (\\, \", \n). */
+static void put_label_value(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', out);
+		if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void header(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* "f1;f2;f3": the stack's innermost functions, innermost first. */
+static void stack_label(FILE *out, const struct rm_stack *s)
+{
+	char name[256];
+	size_t shown = 0;
+
+	if (!s->nr_frames) {
+		put_label_value(out, s->note ? s->note : "[no stack]");
+		return;
+	}
+	for (size_t i = 0; i < s->nr_frames && shown < FMT_PROM_FRAMES; i++) {
+		if (s->frames[i].inlined)
+			continue;
+		if (shown++)
+			fputc(';', out);
+		put_label_value(out, fmt_frame_name(&s->frames[i], name, sizeof(name)));
+	}
+}
+
+static void stack_series(FILE *out, const struct report_model *m, const char *metric, bool bytes)
+{
+	size_t n = m->nr_stacks < FMT_PROM_STACKS ? m->nr_stacks : FMT_PROM_STACKS;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rm_stack *s = &m->stacks[i];
+
+		fprintf(out, "%s{stack_id=\"%" PRIu32 "\",", metric, s->stack_id);
+		/* One stack may be several images' code: the image keeps series apart. */
+		if (m->mode == RM_USER_LEAKS)
+			fprintf(out, "image=\"%" PRIu32 "\",", s->image);
+		if (s->cache) {
+			fputs("cache=\"", out);
+			put_label_value(out, s->cache);
+			fputs("\",", out);
+		}
+		fputs("functions=\"", out);
+		stack_label(out, s);
+		fprintf(out, "\"} %" PRIu64 "\n", bytes ? s->bytes : s->count);
+	}
+}
+
+/* One series per slab cache: bytes, or objects. */
+static void cache_series(FILE *out, const struct report_model *m, const char *metric,
+			 const char *what, const char *which, bool bytes)
+{
+	char help[128];
+
+	snprintf(help, sizeof(help), "%s, per cache (%s).", what, which);
+	header(out, metric, "gauge", help);
+	for (size_t i = 0; i < m->nr_caches; i++) {
+		fprintf(out, "%s{cache=\"", metric);
+		put_label_value(out, m->caches[i].name);
+		fprintf(out, "\"} %" PRIu64 "\n", bytes ? m->caches[i].bytes : m->caches[i].count);
+	}
+}
+
+int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
+{
+	const struct memtrace_loss *l = &m->loss;
+	const struct { const char *reason; uint64_t n; } lost[] = {
+		{ "recursion", l->recursion }, { "nmi", l->nmi },
+		{ "index_full", l->live_full }, { "stack_table_full", l->stack_full },
+		{ "counter_table_full", l->stat_full }, { "cache_table_full", l->cache_full },
+		{ "task_name_table_full", l->comm_full }, { "frees_untracked", l->free_untracked },
+		{ "frees_never_seen", l->missed_free }, { "probe_hits_missed", l->probe_missed },
+		{ "calls_table_full", l->calls_full }, { "trace_ring_full", l->trace_full },
+	};
+	const char *what = m->mode == RM_SLAB ? "live" : "outstanding";
+	char help[256];
+	struct timespec now;
+
+	snprintf(help, sizeof(help), "Bytes of the report's top stacks (%s; at most %d stacks).",
+		 what, FMT_PROM_STACKS);
+	header(out, "memtrace_stack_bytes", "gauge", help);
+	stack_series(out, m, "memtrace_stack_bytes", true);
+	snprintf(help, sizeof(help), "Allocations of the report's top stacks (%s; at most %d "
+		 "stacks).", what, FMT_PROM_STACKS);
+	header(out, "memtrace_stack_allocations", "gauge", help);
+	stack_series(out, m, "memtrace_stack_allocations", false);
+
+	header(out, "memtrace_report_bytes", "gauge",
+	       "Bytes of the stacks the report shows (-T of them).");
+	fprintf(out, "memtrace_report_bytes{mode=\"%s\"} %" PRIu64 "\n",
+		rmodel_mode_name(m->mode), m->bytes);
+	header(out, "memtrace_report_allocations", "gauge",
+	       "Allocations of the stacks the report shows (-T of them).");
+	fprintf(out, "memtrace_report_allocations{mode=\"%s\"} %" PRIu64 "\n",
+		rmodel_mode_name(m->mode), m->count);
+
+	if (m->nr_caches) {
+		cache_series(out, m, "memtrace_slab_cache_bytes", "Bytes of the slab objects traced",
+			     what, true);
+		cache_series(out, m, "memtrace_slab_cache_objects", "Slab objects traced", what,
+			     false);
+	}
+
+	header(out, "memtrace_lost_total", "counter",
+	       "Events the module could not record, by reason (the report's Lost line).");
+	for (size_t i = 0; i < MT_ARRAY_SIZE(lost); i++)
+		fprintf(out, "memtrace_lost_total{reason=\"%s\"} %" PRIu64 "\n", lost[i].reason,
+			lost[i].n);
+	header(out, "memtrace_allocs_seen_total", "counter",
+	       "Allocations the module saw since tracing started.");
+	fprintf(out, "memtrace_allocs_seen_total %" PRIu64 "\n",
+		(uint64_t)m->activity.allocs_seen);
+	header(out, "memtrace_frees_seen_total", "counter",
+	       "Frees the module saw since tracing started.");
+	fprintf(out, "memtrace_frees_seen_total %" PRIu64 "\n", (uint64_t)m->activity.frees_seen);
+	header(out, "memtrace_live_allocations", "gauge",
+	       "Allocations recorded and not yet freed (the module's index).");
+	fprintf(out, "memtrace_live_allocations %" PRIu64 "\n",
+		(uint64_t)m->activity.live_entries);
+	header(out, "memtrace_report_timestamp_seconds", "gauge",
+	       "When the report was written (Unix time).");
+	clock_gettime(CLOCK_REALTIME, &now);
+	fprintf(out, "memtrace_report_timestamp_seconds %lld\n", (long long)now.tv_sec);
+	return ferror(out) ? mt_errf(err, EIO, "cannot write the metrics") : 0;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report model: what one report says, once, for every output format to
+ * render.  The stacks the text report shows, in its order, with their
+ * numbers and their frames already symbolized, split into parts (function,
+ * offset, module, source line) as well as the text the report prints.
+ * fmt_folded.c, fmt_json.c and fmt_pprof.c each render a model; none of
+ * them looks at a snapshot or a symbolizer.
+ */
+#ifndef MEMTRACE_READ_RMODEL_H
+#define MEMTRACE_READ_RMODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aggregate.h"
+#include "report.h"
+
+struct rm_frame {
+	uint64_t addr;		/* the return address recorded (user: in the process) */
+	char *text;		/* as the text report prints it: "kfree+0x1a [kernel]" */
+	char *function;		/* NULL: no function known */
+	uint64_t offset;	/* of addr in function */
+	char *module;		/* "kernel", "ext4", "libc.so.6"; NULL: unknown */
+	char *file;		/* source file (basename); NULL without debug info */
+	uint32_t line;
+	bool inlined;		/* a call inlined at addr (the next frame has the same addr) */
+	/* User frames: the object mapped at addr (see usyms_mapping). */
+	char *map_path;		/* NULL: none (kernel frames, or unknown) */
+	char *build_id;		/* hex, "" if none */
+	uint64_t map_start, map_limit, map_offset;
+};
+
+struct rm_stack {
+	uint32_t stack_id;
+	uint32_t image;		/* user mode: the process slot */
+	char *cache;		/* --slab: the cache's name; NULL otherwise */
+	char *note;		/* no frames: why ("[stack not recorded: stack table full]") */
+	uint64_t bytes, count;	/* what the report shows: outstanding (leaks), live (--slab) */
+	uint64_t total_allocs, total_bytes, frees;
+	struct rm_frame *frames;	/* innermost first */
+	size_t nr_frames;
+};
+
+/* A slab cache's objects in the snapshot (kernel modes), grouped by name. */
+struct rm_cache {
+	char *name;
+	uint64_t bytes, count;	/* outstanding (leaks: older than -o), live (--slab) */
+};
+
+enum rm_mode {
+	RM_KERNEL_LEAKS,
+	RM_USER_LEAKS,
+	RM_SLAB,
+};
+
+struct report_model {
+	enum rm_mode mode;
+	char timestamp[16];		/* "HH:MM:SS", as the text report's header */
+	uint64_t now_ns;		/* the snapshot's clock (CLOCK_MONOTONIC) */
+	uint64_t min_age_ns;		/* allocations younger were left out */
+	enum mt_sort sort;
+	unsigned int top;
+	bool sampled;
+	uint32_t sample_every, sample_bytes;
+	int pid;			/* user mode: the target; 0 otherwise */
+	bool final;			/* user mode: the target ended (allocations in use at exit) */
+	struct rm_stack *stacks;	/* as the text report ranks them, biggest first */
+	size_t nr_stacks;
+	uint64_t bytes, count;		/* sums over stacks */
+	struct rm_cache *caches;	/* kernel modes: every cache, by name */
+	size_t nr_caches;
+	struct memtrace_loss loss;
+	struct memtrace_activity activity;
+};
+
+/*
+ * The leak report's model: the stacks report_leaks() prints (the same
+ * ranking, the same -T), from the same totals.
+ */
+int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
+		       const struct stack_total *totals, size_t nr_totals,
+		       const struct report_ctx *ctx);
+
+/*
+ * --slab's model: per (cache, stack), the live objects and bytes of the
+ * -T caches the text report shows, biggest cache first.
+ */
+int rmodel_build_slab(struct report_model *m, const struct mt_snapshot *snap,
+		      const struct report_ctx *ctx);
+
+void rmodel_free(struct report_model *m);
+
+/*
+ * The frames of one stack, symbolized as report_stack() prints them
+ * (user frames by us, kernel ones by ks); inlined calls are frames of
+ * their own.  *nr 0 and *note set (static text) where the stack has no
+ * frames to show.  Returns 0 or -ENOMEM.
+ */
+int rmodel_frames(const struct mt_snapshot *snap, uint32_t stack_id, struct ksyms *ks,
+		  struct usyms *us, struct rm_frame **frames, size_t *nr, const char **note);
+void rmodel_free_frames(struct rm_frame *frames, size_t nr);
+
+/*
+ * Splits a frame's text, as ksyms_format_frame() and usyms_format() write
+ * it, into f's parts (f->text and f->addr are left alone).  Returns 0 or
+ * -ENOMEM.
+ */
+int rmodel_parse_frame(const char *text, struct rm_frame *f);
+
+/* "kernel-leaks", "user-leaks", "slab": as the JSON schema names modes. */
+const char *rmodel_mode_name(enum rm_mode mode);
+
+#endif

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report model and its formats, from a synthetic snapshot, against
+ * the text report of the same snapshot and against the real consumers:
+ * the JSON Schema validator (python3-jsonschema, docs/memtrace-report.schema.json)
+ * and go tool pprof (golang-go).
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "aggregate.h"
+#include "fmt.h"
+#include "harness.h"
+#include "ksyms.h"
+#include "report.h"
+#include "rmodel.h"
+#include "snapbuild.h"
+
+static struct snapbuild sb;
+
+/* Four stacks: two kernel ones through a module, one unknown frame, one unrecorded. */
+static void build(void)
+{
+	static const uint64_t s8[] = { 0xffffffff8123451aULL, 0xffffffff8110003fULL,
+				       0xffffffffc0a00023ULL };
+	static const uint64_t s3[] = { 0xffffffff81400010ULL, 0xffffffffc0a00110ULL };
+	static const uint64_t s5[] = { 0xffffffffc0b00044ULL, 0xffffffff70000000ULL };
+	struct memtrace_stat_rec *r;
+
+	sb_init(&sb);
+	sb_stack(&sb, 8, 3, s8);
+	sb_stack(&sb, 3, 2, s3);
+	sb_stack(&sb, 5, 2, s5);
+	sb_cache(&sb, 1, "kmalloc-8k", 8192);
+	sb_cache(&sb, 2, "dentry", 192);
+	sb_cache(&sb, 3, "kmalloc-64", 64);
+	r = sb_stat(&sb, 8, 1, MEMTRACE_KIND_KMALLOC, 1, 8192);
+	r->total_allocs = 3;
+	r->total_bytes = 24576;
+	r->frees = 2;
+	r = sb_stat(&sb, 3, 2, MEMTRACE_KIND_CACHE, 4, 768);
+	r->total_allocs = 40;
+	r->total_bytes = 7680;
+	r->frees = 36;
+	r = sb_stat(&sb, 3, 3, MEMTRACE_KIND_KMALLOC, 2, 128);
+	r->total_allocs = 10;
+	r->total_bytes = 640;
+	r->frees = 8;
+	sb_stat(&sb, 5, 0, MEMTRACE_KIND_PAGE, 3, 12288);
+	sb_stat(&sb, MEMTRACE_STACK_NONE, 3, MEMTRACE_KIND_KMALLOC, 1, 64);
+	sb.hdr.now_ns = 100ULL * 1000000000ULL;
+	sb.hdr.activity.allocs_seen = 1000;
+	sb.hdr.loss.recursion = 1;
+}
+
+struct rendered {
+	char *text;		/* the text report */
+	struct report_model model;
+	struct mt_snapshot snap;
+	struct ksyms *ks;
+	uint8_t *buf;
+	bool ok;
+};
+
+static void render(struct rendered *r, struct mt_options *o, bool slab)
+{
+	struct report_ctx ctx = { .opts = o };
+	struct stack_total *totals = NULL;
+	struct mt_err err;
+	size_t len, nr = 0, size = 0;
+	FILE *out;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(ctx.timestamp, sizeof(ctx.timestamp), "12:34:56");
+	r->buf = sb_build(&sb, &len);
+	r->ks = ctx.ksyms = ksyms_new(fixture_path("kallsyms-basic.txt"));
+	if (snapshot_parse(r->buf, len, &r->snap, &err) || ksyms_reload(r->ks, &err)) {
+		diag("setup failed: %s", err.msg);
+		return;
+	}
+	out = open_memstream(&r->text, &size);
+	if (slab) {
+		r->ok = !rmodel_build_slab(&r->model, &r->snap, &ctx);
+	} else {
+		aggregate_by_stack(&r->snap, report_kind_mask(o), &totals, &nr);
+		report_leaks(out, &r->snap, totals, nr, &ctx);
+		r->ok = !rmodel_build_leaks(&r->model, &r->snap, totals, nr, &ctx);
+	}
+	fclose(out);
+	free(totals);
+}
+
+static void release(struct rendered *r)
+{
+	rmodel_free(&r->model);
+	snapshot_free(&r->snap);
+	ksyms_free(r->ks);
+	free(r->buf);
+	free(r->text);
+}
+
+static char *folded_text(const struct report_model *m)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	fmt_folded(out, m);
+	fclose(out);
+	return text;
+}
+
+static void test_parse_frame(void)
+{
+	static const struct {
+		const char *text, *function, *module, *file;
+		uint64_t offset;
+		uint32_t line;
+		bool inlined;
+	} cases[] = {
+		{ "kmalloc_trace+0x1a [kernel]", "kmalloc_trace", "kernel", NULL, 0x1a, 0, false },
+		{ "0xffffffff70000000 [unknown]", NULL, NULL, NULL, 0, 0, false },
+		{ "0xffffffffc0d00090 [memtrace_leaker init]", NULL, "memtrace_leaker init", NULL,
+		  0, 0, false },
+		{ "fibonacci+0x23 [leak] leak.c:12", "fibonacci", "leak", "leak.c", 0x23, 12, false },
+		{ "grow [leak] leak.c:5 (inlined)", "grow", "leak", "leak.c", 0, 5, true },
+		{ "0x9a0f1 [libc.so.6]", NULL, "libc.so.6", NULL, 0, 0, false },
+		{ "std::vector<int, std::allocator<int> >::operator[](unsigned long)+0x4 "
+		  "[libfoo.so] vec.h:1066", "std::vector<int, std::allocator<int> >::operator[]"
+		  "(unsigned long)", "libfoo.so", "vec.h", 4, 1066, false },
+		{ "operator new(unsigned long)+0x1c [libstdc++.so.6]",
+		  "operator new(unsigned long)", "libstdc++.so.6", NULL, 0x1c, 0, false },
+	};
+	bool ok = true;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rm_frame f = { 0 };
+		bool same;
+
+		rmodel_parse_frame(cases[i].text, &f);
+		same = !(cases[i].function ? !f.function || strcmp(f.function, cases[i].function) :
+			 f.function != NULL) &&
+		       !(cases[i].module ? !f.module || strcmp(f.module, cases[i].module) :
+			 f.module != NULL) &&
+		       !(cases[i].file ? !f.file || strcmp(f.file, cases[i].file) : f.file != NULL) &&
+		       f.offset == cases[i].offset && f.line == cases[i].line &&
+		       f.inlined == cases[i].inlined;
+		if (!same) {
+			diag("'%s': function '%s' module '%s' file '%s' +0x%" PRIx64 " line %u%s",
+			     cases[i].text, f.function ? f.function : "(null)",
+			     f.module ? f.module : "(null)", f.file ? f.file : "(null)", f.offset,
+			     f.line, f.inlined ? " inlined" : "");
+			ok = false;
+		}
+		free(f.function);
+		free(f.module);
+		free(f.file);
+	}
+	check(ok, "formats: frame texts of both symbolizers split into function, offset, "
+	      "module, file, line, inlined");
+}
+
+static void test_folded(void)
+{
+	struct rendered r;
+	struct mt_options o;
+	char *folded;
+
+	cli_defaults(&o);
+	build();
+	render(&r, &o, false);
+	folded = folded_text(&r.model);
+	check(r.ok && !strcmp(folded,
+		"[unknown];other_fn 12288\n"
+		"memtrace_leaker_init;ftrace_set_hash;alloc_and_copy_ftrace_hash.constprop.59 8192\n"
+		"memtrace_leaker_work;kmalloc_trace 896\n"
+		"[stack not recorded: stack table full] 64\n"),
+	      "formats: --folded, root first, bytes, the text report's stacks in its order");
+	if (strstr(r.text, "\t12288 bytes in 3 allocations from stack\n"
+		   "\t\tother_fn+0x44 [other_mod]\n\t\t0xffffffff70000000 [unknown]\n") == NULL)
+		diag("text report:\n%s", r.text);
+	free(folded);
+	release(&r);
+
+	o.sort = MT_SORT_COUNT;
+	o.top = 2;
+	render(&r, &o, false);
+	folded = folded_text(&r.model);
+	check(r.ok && !strcmp(folded, "memtrace_leaker_work;kmalloc_trace 6\n"
+			      "[unknown];other_fn 3\n"),
+	      "formats: --folded --sort count -T 2: allocations, the top 2 by count");
+	free(folded);
+	release(&r);
+
+	cli_defaults(&o);
+	render(&r, &o, true);
+	folded = folded_text(&r.model);
+	check(r.ok && !strcmp(folded,
+		"kmalloc-8k;memtrace_leaker_init;ftrace_set_hash;"
+		"alloc_and_copy_ftrace_hash.constprop.59 8192\n"
+		"dentry;memtrace_leaker_work;kmalloc_trace 768\n"
+		"kmalloc-64;memtrace_leaker_work;kmalloc_trace 128\n"
+		"kmalloc-64;[stack not recorded: stack table full] 64\n"),
+	      "formats: --slab --folded: each stack under its cache, caches by live bytes");
+	if (!r.ok || strstr(folded, "other_fn"))
+		diag("%s", folded);
+	free(folded);
+	release(&r);
+}
+
+static void test_memleak_text(void)
+{
+	struct rendered r;
+	struct mt_options o;
+
+	cli_defaults(&o);
+	o.memleak_format = true;
+	o.frame_addresses = true;
+	o.combined_only = true;
+	build();
+	render(&r, &o, false);
+	check(!strcmp(r.text,
+		"[12:34:56] Top 10 stacks with outstanding allocations:\n"
+		"\t64 bytes in 1 allocations from stack\n"
+		"\t\t[stack not recorded: stack table full]\n"
+		"\t896 bytes in 6 allocations from stack\n"
+		"\t\t0xffffffff81400010\tkmalloc_trace+0x10 [kernel]\n"
+		"\t\t0xffffffffc0a00110\tmemtrace_leaker_work+0x10 [memtrace_leaker]\n"
+		"\t8192 bytes in 1 allocations from stack\n"
+		"\t\t0xffffffff8123451a\talloc_and_copy_ftrace_hash.constprop.59+0x1a [kernel]\n"
+		"\t\t0xffffffff8110003f\tftrace_set_hash+0x3f [kernel]\n"
+		"\t\t0xffffffffc0a00023\tmemtrace_leaker_init+0x23 [memtrace_leaker]\n"
+		"\t12288 bytes in 3 allocations from stack\n"
+		"\t\t0xffffffffc0b00044\tother_fn+0x44 [other_mod]\n"
+		"\t\t0xffffffff70000000\t[unknown]\n"
+		"\n"),
+	      "formats: --memleak-format --frame-addresses -C: memleak's lines only, "
+	      "BCC's address prefix, [unknown]");
+	if (strstr(r.text, "Lost:") || strstr(r.text, "total:"))
+		diag("%s", r.text);
+	release(&r);
+}
+
+/* Runs cmd; its output in *out (free()).  The exit status, or -1. */
+static int run(const char *cmd, char **out)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *p = popen(cmd, "r"), *o = open_memstream(&text, &size);
+	char buf[4096];
+	size_t n;
+	int st;
+
+	if (!p) {
+		fclose(o);
+		free(text);
+		*out = strdup("");
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, o);
+	st = pclose(p);
+	fclose(o);
+	*out = text;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_json(void)
+{
+	char dir[64], path[128], cmd[512], *out;
+	struct rendered r;
+	struct mt_options o;
+	json_error_t jerr;
+	json_t *root;
+	bool ok = false;
+	int st;
+
+	if (!make_tmpdir(dir, sizeof(dir), "json")) {
+		check(false, "formats: a temporary directory for the JSON report");
+		return;
+	}
+	cli_defaults(&o);
+	build();
+	render(&r, &o, false);
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	{
+		FILE *f = fopen(path, "w");
+
+		fmt_json(f, &r.model);
+		fmt_json(f, &r.model);	/* JSON Lines: two reports */
+		fclose(f);
+	}
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s/../validate-json.py "
+		 "%s/../../../docs/memtrace-report.schema.json %s 2>&1", fixture_dir,
+		 fixture_dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && !strcmp(out, "valid 2\n"),
+	      "formats: --json reports valid against docs/memtrace-report.schema.json "
+	      "(python3-jsonschema)");
+	if (st)
+		diag("%s", out);
+	free(out);
+
+	root = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
+	if (root) {
+		json_t *stacks = json_object_get(root, "stacks");
+		json_t *s0 = json_array_get(stacks, 0);
+		json_t *f1 = json_array_get(json_object_get(s0, "frames"), 1);
+
+		ok = json_integer_value(json_object_get(root, "bytes")) == 12288 + 8192 + 896 + 64 &&
+		     json_array_size(stacks) == 4 &&
+		     json_integer_value(json_object_get(s0, "bytes")) == 12288 &&
+		     json_integer_value(json_object_get(s0, "count")) == 3 &&
+		     json_is_null(json_object_get(f1, "function")) &&
+		     !strcmp(json_string_value(json_object_get(f1, "text")),
+			     "0xffffffff70000000 [unknown]") &&
+		     !strcmp(json_string_value(json_object_get(root, "mode")), "kernel-leaks");
+		json_decref(root);
+	}
+	check(ok, "formats: --json has the text report's stacks, numbers and frames");
+	release(&r);
+	remove_tree(dir);
+}
+
+static void test_pprof(void)
+{
+	char dir[64], path[128], cmd[512], *out;
+	struct rendered r;
+	struct mt_options o;
+	struct mt_err err;
+	int st;
+
+	if (!make_tmpdir(dir, sizeof(dir), "pprof")) {
+		check(false, "formats: a temporary directory for the profile");
+		return;
+	}
+	cli_defaults(&o);
+	build();
+	render(&r, &o, false);
+	snprintf(path, sizeof(path), "%s/heap.pb.gz", dir);
+	st = fmt_write_file(path, &r.model, fmt_pprof, &err);
+	check(st == 0, "formats: --pprof writes a profile");
+	/* -raw: every sample's values, exactly; the locations' functions. */
+	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -raw -symbolize=none %s 2>&1", dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "alloc_objects/count alloc_space/bytes inuse_objects/count "
+				"inuse_space/bytes[dflt]") &&
+	      strstr(out, "          3      12288          3      12288: ") &&
+	      strstr(out, "          3      24576          1       8192: ") &&
+	      strstr(out, "         50       8320          6        896: ") &&
+	      strstr(out, "          1         64          1         64: ") &&
+	      strstr(out, "alloc_and_copy_ftrace_hash.constprop.59") &&
+	      strstr(out, "memtrace_leaker_work") &&
+	      strstr(out, "[stack not recorded: stack table full]"),
+	      "formats: go tool pprof reads the profile: the text report's bytes and counts "
+	      "per stack, allocations since the start, the functions");
+	if (st || !strstr(out, "inuse_space/bytes[dflt]"))
+		diag("%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -top -sample_index=inuse_objects "
+		 "-symbolize=none %s 2>&1", dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "Showing nodes accounting for 11, 100% of 11 total") &&
+	      strstr(out, "         6 54.55% 54.55%          6 54.55%  kmalloc_trace\n"),
+	      "formats: go tool pprof -top: 11 allocations in all, as the text report's stacks");
+	if (st || !strstr(out, "of 11 total"))
+		diag("%s", out);
+	free(out);
+	release(&r);
+	remove_tree(dir);
+}
+
+static void test_prometheus(void)
+{
+	char dir[64], path[128], cmd[512], *out, *text;
+	struct rendered r;
+	struct mt_options o;
+	struct mt_err err;
+	int st;
+
+	if (!make_tmpdir(dir, sizeof(dir), "prom")) {
+		check(false, "formats: a temporary directory for the metrics");
+		return;
+	}
+	cli_defaults(&o);
+	build();
+	sb_cache(&sb, 4, "we\"ird\\name", 32);
+	sb_stat(&sb, 3, 4, MEMTRACE_KIND_CACHE, 1, 32);
+	render(&r, &o, false);
+	snprintf(path, sizeof(path), "%s/memtrace.prom", dir);
+	st = fmt_write_file(path, &r.model, fmt_prometheus, &err);
+	text = read_file(path, NULL);
+	check(st == 0 && text &&
+	      strstr(text, "memtrace_stack_bytes{stack_id=\"5\",functions=\"other_fn;[unknown]\"} "
+		     "12288\n") &&
+	      strstr(text, "memtrace_stack_allocations{stack_id=\"3\",functions=\"kmalloc_trace;"
+		     "memtrace_leaker_work\"} 7\n") &&
+	      strstr(text, "memtrace_report_bytes{mode=\"kernel-leaks\"} 21472\n") &&
+	      strstr(text, "memtrace_slab_cache_bytes{cache=\"dentry\"} 768\n") &&
+	      strstr(text, "memtrace_slab_cache_objects{cache=\"we\\\"ird\\\\name\"} 1\n") &&
+	      strstr(text, "memtrace_lost_total{reason=\"recursion\"} 1\n"),
+	      "formats: --prometheus: the top stacks' bytes and allocations as the text "
+	      "report's, caches, losses; label values escaped");
+	if (st || !text || !strstr(text, "21472"))
+		diag("%s", text ? text : err.msg);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics < %s 2>&1", path);
+	st = run(cmd, &out);
+	check(st == 0, "formats: promtool check metrics accepts --prometheus's file");
+	if (st)
+		diag("%s", out);
+	free(out);
+	release(&r);
+	remove_tree(dir);
+}
+
+/*
+ * The flame graph in a real browser: headless Chromium renders it (a
+ * screenshot is kept in $MEMTRACE_TEST_LOGS), runs its script, and a click
+ * (dispatched by the file's own #zoom= handling, as a user's click reaches
+ * the same handler) zooms; #search= colours matches and sums their share.
+ */
+static void test_svg(void)
+{
+	const char *logs = getenv("MEMTRACE_TEST_LOGS");
+	char dir[64], path[128], cmd[1024], *out, *text;
+	struct rendered r;
+	struct mt_options o;
+	struct mt_err err;
+	int st;
+
+	if (!make_tmpdir(dir, sizeof(dir), "svg")) {
+		check(false, "formats: a temporary directory for the flame graph");
+		return;
+	}
+	cli_defaults(&o);
+	build();
+	render(&r, &o, false);
+	snprintf(path, sizeof(path), "%s/leaks.svg", dir);
+	st = fmt_write_file(path, &r.model, fmt_svg, &err);
+	text = read_file(path, NULL);
+	check(st == 0 && text && strstr(text, "<script><![CDATA[") && !strstr(text, "http://www.w3.org/1999/xlink") &&
+	      !strstr(text, "src=") && !strstr(text, "href=") &&
+	      strstr(text, "<title>kmalloc_trace (896 bytes, 6 allocations, 4.18%)</title>") &&
+	      strstr(text, "<title>all (21440 bytes, 11 allocations, 100.00%)</title>"),
+	      "formats: --svg is one self-contained file: every box with its bytes, "
+	      "allocations and percent");
+	free(text);
+#define CHROMIUM "chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage " \
+	"--user-data-dir=%s/profile --virtual-time-budget=2000 "
+	snprintf(cmd, sizeof(cmd), CHROMIUM "--dump-dom 'file://%s#zoom=memtrace_leaker_init' "
+		 "2>/dev/null", dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "data-ready=\"9\"") &&
+	      strstr(out, "data-zoomed=\"memtrace_leaker_init\"") &&
+	      /* The zoomed box and its callee fill the width; other stacks are hidden. */
+	      strstr(out, "<title>memtrace_leaker_init (8192 bytes, 1 allocations, 38.21%)</title>"
+		     "<rect x=\"10\"") &&
+	      strstr(out, "width=\"1180\"") &&
+	      strstr(out, "style=\"display: none;\"><title>other_fn"),
+	      "formats: Chromium runs the flame graph's script: a click on a box zooms to it");
+	if (st || !strstr(out, "data-zoomed"))
+		diag("%.3000s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), CHROMIUM "--dump-dom 'file://%s#search=^kmalloc' 2>/dev/null",
+		 dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "data-matched=\"4.18\"") && strstr(out, "Matched: 4.18%"),
+	      "formats: the flame graph's search colours the matches and sums their share");
+	if (st || !strstr(out, "data-matched"))
+		diag("%.2000s", out);
+	free(out);
+	if (logs) {
+		snprintf(cmd, sizeof(cmd), CHROMIUM "--window-size=1200,200 --screenshot=%s/"
+			 "flamegraph.png 'file://%s' >/dev/null 2>&1 && test -s %s/flamegraph.png",
+			 dir, logs, path, logs);
+		st = run(cmd, &out);
+		free(out);
+		/* And zoomed on a box, as a click leaves it. */
+		snprintf(cmd, sizeof(cmd), CHROMIUM "--window-size=1200,200 --screenshot=%s/"
+			 "flamegraph-zoomed.png 'file://%s#zoom=memtrace_leaker_init' >/dev/null 2>&1 "
+			 "&& test -s %s/flamegraph-zoomed.png", dir, logs, path, logs);
+		st = st ? st : run(cmd, &out);
+		check(st == 0, "formats: Chromium renders the flame graph, whole and zoomed "
+		      "(%s/flamegraph*.png)", logs);
+		if (!st)
+			free(out);
+	}
+	release(&r);
+	remove_tree(dir);
+}
+
+static void test_memcheck(void)
+{
+	struct rendered r;
+	struct mt_options o;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out;
+
+	cli_defaults(&o);
+	build();
+	render(&r, &o, false);
+	out = open_memstream(&text, &size);
+	fmt_memcheck(out, &r.model);
+	fclose(out);
+	check(r.ok && !strncmp(text, "LEAK SUMMARY:\n"
+		"   still in use: 21,440 bytes in 11 blocks, in 4 records\n"
+		"   (memtrace follows no pointers: each may be lost or still reachable)\n"
+		"\n64 bytes in 1 blocks are still in use in record 1 of 4\n"
+		"   [stack not recorded: stack table full]\n"
+		"\n896 bytes in 6 blocks are still in use in record 2 of 4\n"
+		"   at 0xFFFFFFFF81400010: kmalloc_trace (in kernel)\n"
+		"   by 0xFFFFFFFFC0A00110: memtrace_leaker_work (in memtrace_leaker)\n", 300) &&
+	      strstr(text, "\n12,288 bytes in 3 blocks are still in use in record 4 of 4\n"
+		     "   at 0xFFFFFFFFC0B00044: other_fn (in other_mod)\n"
+		     "   by 0xFFFFFFFF70000000: ???\n"),
+	      "formats: the closing summary in Memcheck's words, records smallest first");
+	if (!strstr(text, "record 4 of 4"))
+		diag("%s", text);
+	free(text);
+	release(&r);
+}
+
+void formats_tests(void)
+{
+	test_memcheck();
+	test_svg();
+	test_prometheus();
+	test_parse_frame();
+	test_folded();
+	test_memleak_text();
+	test_json();
+	test_pprof();
+}
