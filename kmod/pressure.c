@@ -11,6 +11,12 @@
  * victim's task lock held, so victim->mm is stable there.  Reading the mm
  * from the kprobe would race with the victim's exit.
  *
+ * Page reclaim's work (--vmscan): the vmscan tracepoints of kswapd's
+ * runs, LRU isolation and shrinking, slab shrinkers and pageout, one
+ * record each; the reader sums them per interval.  Which reclaim a record
+ * belongs to (kswapd, direct, memcg) is the task's: the flag says kswapd,
+ * and a memcg reclaim's records fall between its begin and end.
+ *
  * Direct reclaim: the vmscan begin/end tracepoints of zone (direct) and
  * memcg reclaim.  Begin and end are two records paired by the reader by
  * task id: a task does not reclaim inside its own reclaim (PF_MEMALLOC),
@@ -21,9 +27,12 @@
 #include <linux/cgroup.h>
 #include <linux/kprobes.h>
 #include <linux/memcontrol.h>
+#include <linux/mm_inline.h>
 #include <linux/oom.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
+#include <linux/shrinker.h>
+#include <linux/swap.h>
 #include <linux/sched.h>
 #include <linux/sched/loadavg.h>
 #include <linux/stacktrace.h>
@@ -253,6 +262,243 @@ MT_CHECK_PROBE(mm_vmscan_direct_reclaim_end, mt_pr_direct_end)
 MT_CHECK_PROBE(mm_vmscan_memcg_reclaim_begin, mt_pr_memcg_begin)
 MT_CHECK_PROBE(mm_vmscan_memcg_reclaim_end, mt_pr_memcg_end)
 
+/* ---- page reclaim's work (--vmscan) ---- */
+
+static u32 mt_pr_vmscan_flags(void)
+{
+	return current_is_kswapd() ? MEMTRACE_VMSCAN_KSWAPD : 0;
+}
+
+static void mt_pr_kswapd(u16 type, int nid, int zid, int order, gfp_t gfp)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_kswapd *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_evring_reserve(er, type, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	r->flags = mt_pr_vmscan_flags();
+	r->nid = nid;
+	r->zid = zid;
+	r->order = order;
+	r->gfp_mask = (__force u32)gfp;
+	mt_pr_comm(r->comm, current);
+	mt_evring_commit(er, r, flags);
+}
+
+static void mt_pr_kswapd_wake(void *data, int nid, int zid, int order)
+{
+	mt_pr_kswapd(MEMTRACE_EVT_KSWAPD_WAKE, nid, zid, order, 0);
+}
+
+static void mt_pr_kswapd_sleep(void *data, int nid)
+{
+	mt_pr_kswapd(MEMTRACE_EVT_KSWAPD_SLEEP, nid, -1, -1, 0);
+}
+
+static void mt_pr_wakeup_kswapd(void *data, int nid, int zid, int order, gfp_t gfp)
+{
+	mt_pr_kswapd(MEMTRACE_EVT_WAKEUP_KSWAPD, nid, zid, order, gfp);
+}
+
+static void mt_pr_lru_isolate_rec(int highest_zoneidx, int order, unsigned long nr_requested,
+				  unsigned long nr_scanned, unsigned long nr_skipped,
+				  unsigned long nr_taken, int lru)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_lru_isolate *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_evring_reserve(er, MEMTRACE_EVT_LRU_ISOLATE, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	r->flags = mt_pr_vmscan_flags();
+	r->lru = lru;
+	r->highest_zoneidx = highest_zoneidx;
+	r->order = order;
+	r->nr_requested = nr_requested;
+	r->nr_scanned = nr_scanned;
+	r->nr_skipped = nr_skipped;
+	r->nr_taken = nr_taken;
+	mt_evring_commit(er, r, flags);
+}
+
+#ifdef MEMTRACE_HAVE_LRU_ISOLATE_MODE
+static void mt_pr_lru_isolate(void *data, int highest_zoneidx, int order,
+			      unsigned long nr_requested, unsigned long nr_scanned,
+			      unsigned long nr_skipped, unsigned long nr_taken,
+			      isolate_mode_t isolate_mode, int lru)
+{
+	mt_pr_lru_isolate_rec(highest_zoneidx, order, nr_requested, nr_scanned, nr_skipped,
+			      nr_taken, lru);
+}
+#else
+static void mt_pr_lru_isolate(void *data, int highest_zoneidx, int order,
+			      unsigned long nr_requested, unsigned long nr_scanned,
+			      unsigned long nr_skipped, unsigned long nr_taken, int lru)
+{
+	mt_pr_lru_isolate_rec(highest_zoneidx, order, nr_requested, nr_scanned, nr_skipped,
+			      nr_taken, lru);
+}
+#endif
+
+static void mt_pr_lru_inactive(void *data, int nid, unsigned long nr_scanned,
+			       unsigned long nr_reclaimed, struct reclaim_stat *stat,
+			       int priority, int file)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_lru_inactive *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_evring_reserve(er, MEMTRACE_EVT_LRU_INACTIVE, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	r->flags = mt_pr_vmscan_flags();
+	r->nid = nid;
+	/* 6.12's multi-generational LRU passes the list (LRU_INACTIVE_FILE), not a bool. */
+	r->file = !!file;
+	r->priority = priority;
+	r->nr_scanned = nr_scanned;
+	r->nr_reclaimed = nr_reclaimed;
+	r->nr_dirty = stat->nr_dirty;
+	r->nr_unqueued_dirty = stat->nr_unqueued_dirty;
+	r->nr_congested = stat->nr_congested;
+	r->nr_writeback = stat->nr_writeback;
+	r->nr_immediate = stat->nr_immediate;
+	r->nr_pageout = stat->nr_pageout;
+	r->nr_activate[0] = stat->nr_activate[0];
+	r->nr_activate[1] = stat->nr_activate[1];
+	r->nr_ref_keep = stat->nr_ref_keep;
+	r->nr_unmap_fail = stat->nr_unmap_fail;
+	mt_evring_commit(er, r, flags);
+}
+
+static void mt_pr_lru_active(void *data, int nid, unsigned long nr_taken,
+			     unsigned long nr_active, unsigned long nr_deactivated,
+			     unsigned long nr_referenced, int priority, int file)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_lru_active *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_evring_reserve(er, MEMTRACE_EVT_LRU_ACTIVE, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	r->flags = mt_pr_vmscan_flags();
+	r->nid = nid;
+	r->file = !!file;
+	r->priority = priority;
+	r->nr_taken = nr_taken;
+	r->nr_active = nr_active;
+	r->nr_deactivated = nr_deactivated;
+	r->nr_referenced = nr_referenced;
+	mt_evring_commit(er, r, flags);
+}
+
+static struct memtrace_ev_shrink_slab *mt_pr_slab_rec(struct mt_evring *er, u16 type,
+						      struct shrinker *shr, unsigned long *flags)
+{
+	struct memtrace_ev_shrink_slab *r;
+
+	r = mt_evring_reserve(er, type, sizeof(*r), flags);
+	if (!r)
+		return NULL;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	r->flags = mt_pr_vmscan_flags();
+	/* The shrinker is named by its scan function (CONFIG_SHRINKER_DEBUG's names are off in Debian). */
+	if (mt_pr.kaddr)
+		r->scan_fn = (unsigned long)READ_ONCE(shr->scan_objects);
+	return r;
+}
+
+static void mt_pr_slab_start(void *data, struct shrinker *shr, struct shrink_control *sc,
+			     long nr_objects_to_shrink, unsigned long cache_items,
+			     unsigned long long delta, unsigned long total_scan, int priority)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_shrink_slab *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_pr_slab_rec(er, MEMTRACE_EVT_SLAB_BEGIN, shr, &flags);
+	if (!r)
+		return;
+	r->nid = sc->nid;
+	r->priority = priority;
+	r->total_scan = total_scan;
+	r->nr_deferred = nr_objects_to_shrink;
+	r->cache_items = cache_items;
+	mt_evring_commit(er, r, flags);
+}
+
+static void mt_pr_slab_end(void *data, struct shrinker *shr, int nid, int shrinker_retval,
+			   long unused_scan_cnt, long new_scan_cnt, long total_scan)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_shrink_slab *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_pr_slab_rec(er, MEMTRACE_EVT_SLAB_END, shr, &flags);
+	if (!r)
+		return;
+	r->nid = nid;
+	r->total_scan = total_scan;
+	r->nr_deferred = new_scan_cnt;
+	r->freed = shrinker_retval;
+	mt_evring_commit(er, r, flags);
+}
+
+static void mt_pr_vmscan_write(void *data, struct folio *folio)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_vmscan_write *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_evring_reserve(er, MEMTRACE_EVT_VMSCAN_WRITE, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	r->flags = mt_pr_vmscan_flags();
+	/* pageout() holds the folio locked: its size and kind are stable. */
+	r->nr_pages = folio_nr_pages(folio);
+	r->file = folio_is_file_lru(folio);
+	mt_evring_commit(er, r, flags);
+}
+
+MT_CHECK_PROBE(mm_vmscan_kswapd_wake, mt_pr_kswapd_wake)
+MT_CHECK_PROBE(mm_vmscan_kswapd_sleep, mt_pr_kswapd_sleep)
+MT_CHECK_PROBE(mm_vmscan_wakeup_kswapd, mt_pr_wakeup_kswapd)
+MT_CHECK_PROBE(mm_vmscan_lru_isolate, mt_pr_lru_isolate)
+MT_CHECK_PROBE(mm_vmscan_lru_shrink_inactive, mt_pr_lru_inactive)
+MT_CHECK_PROBE(mm_vmscan_lru_shrink_active, mt_pr_lru_active)
+MT_CHECK_PROBE(mm_shrink_slab_start, mt_pr_slab_start)
+MT_CHECK_PROBE(mm_shrink_slab_end, mt_pr_slab_end)
+MT_CHECK_PROBE(mm_vmscan_write_folio, mt_pr_vmscan_write)
+
 /*
  * Ends are attached before begins and detached after them, so a begin
  * recorded always has its end recorded (unless the ring drops it).
@@ -265,6 +511,15 @@ static struct mt_tp mt_pr_tps[] = {
 #ifdef MEMTRACE_HAVE_MARK_VICTIM_TASK
 	{ "mark_victim", mt_pr_mark_victim, MEMTRACE_EV_OOM, true },
 #endif
+	{ "mm_vmscan_kswapd_sleep", mt_pr_kswapd_sleep, MEMTRACE_EV_VMSCAN, true },
+	{ "mm_shrink_slab_end", mt_pr_slab_end, MEMTRACE_EV_VMSCAN, true },
+	{ "mm_vmscan_kswapd_wake", mt_pr_kswapd_wake, MEMTRACE_EV_VMSCAN, false },
+	{ "mm_vmscan_wakeup_kswapd", mt_pr_wakeup_kswapd, MEMTRACE_EV_VMSCAN, false },
+	{ "mm_vmscan_lru_isolate", mt_pr_lru_isolate, MEMTRACE_EV_VMSCAN, false },
+	{ "mm_vmscan_lru_shrink_inactive", mt_pr_lru_inactive, MEMTRACE_EV_VMSCAN, false },
+	{ "mm_vmscan_lru_shrink_active", mt_pr_lru_active, MEMTRACE_EV_VMSCAN, false },
+	{ "mm_shrink_slab_start", mt_pr_slab_start, MEMTRACE_EV_VMSCAN, false },
+	{ "mm_vmscan_write_folio", mt_pr_vmscan_write, MEMTRACE_EV_VMSCAN, false },
 };
 
 static u32 mt_pr_available;
@@ -283,7 +538,7 @@ int mt_pressure_init(void)
 {
 	u32 tps = mt_tp_lookup(mt_pr_tps, ARRAY_SIZE(mt_pr_tps));
 
-	mt_pr_available = tps & MEMTRACE_EV_RECLAIM;
+	mt_pr_available = tps & (MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN);
 	/* OOM kills need the kprobe; mark_victim only adds the victim's RSS. */
 	mt_pr_kp_reset();
 	if (register_kprobe(&mt_pr_oom_kp) == 0) {
