@@ -32,7 +32,8 @@ int main(int argc, char **argv)
 	case MT_ACTION_RUN:
 		break;
 	}
-	if (opts.mode == MT_MODE_OOM || opts.mode == MT_MODE_RECLAIM)
+	if (opts.mode == MT_MODE_OOM || opts.mode == MT_MODE_RECLAIM ||
+	    opts.mode == MT_MODE_VMSCAN)
 		status = pressure_run(&opts);
 	else
 		status = session_run(&opts);

@@ -23,6 +23,8 @@
 #include "device.h"
 #include "evreader.h"
 #include "ksyms.h"
+#include "pidtab.h"
+#include "vmscan.h"
 
 #define PROG "memtrace-read"
 
@@ -179,14 +181,8 @@ static char *cgroup2_root(void)
 
 /* ---- --reclaim: begin/end pairs, per-process latency ---- */
 
-#define RECLAIM_TASKS	4096	/* reclaims in flight, by task */
 #define RECLAIM_PROCS	256	/* processes in the summary */
 #define HIST_SLOTS	40
-
-struct reclaim_open {
-	uint32_t pid;		/* 0: free */
-	uint64_t ts;
-};
 
 struct reclaim_proc {
 	uint32_t pid;
@@ -196,46 +192,13 @@ struct reclaim_proc {
 };
 
 struct reclaim_state {
-	struct reclaim_open open[RECLAIM_TASKS];
+	struct pidtab open;		/* reclaims in flight: v[0] the begin's time */
 	struct reclaim_proc procs[RECLAIM_PROCS];
 	unsigned int nr_procs;
 	uint64_t events[2], pages[2];	/* [0] direct, [1] memcg */
 	uint64_t unpaired;		/* ends without their begin (lost, or begun before start) */
 	uint64_t procs_full;
 };
-
-static struct reclaim_open *reclaim_slot(struct reclaim_state *st, uint32_t pid, bool make)
-{
-	for (unsigned int i = 0, h = pid % RECLAIM_TASKS; i < RECLAIM_TASKS; i++) {
-		struct reclaim_open *o = &st->open[(h + i) % RECLAIM_TASKS];
-
-		if (o->pid == pid)
-			return o;
-		if (!o->pid)
-			return make ? o : NULL;
-	}
-	return NULL;
-}
-
-static void reclaim_close(struct reclaim_state *st, struct reclaim_open *o)
-{
-	/* Backward-shift deletion keeps every probe chain whole. */
-	unsigned int i = (unsigned int)(o - st->open), j = i;
-
-	for (;;) {
-		unsigned int home;
-
-		j = (j + 1) % RECLAIM_TASKS;
-		if (!st->open[j].pid)
-			break;
-		home = st->open[j].pid % RECLAIM_TASKS;
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			st->open[i] = st->open[j];
-			i = j;
-		}
-	}
-	st->open[i].pid = 0;
-}
 
 static unsigned int log2_slot(uint64_t us)
 {
@@ -252,16 +215,15 @@ static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_rec
 			  time_t when, FILE *out)
 {
 	bool memcg = r->flags & MEMTRACE_RECLAIM_MEMCG;
-	struct reclaim_open *o = reclaim_slot(st, r->pid, r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN);
+	struct pidtab_ent *o = pidtab_get(&st->open, r->pid,
+					  r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN);
 	struct reclaim_proc *p = NULL;
 	char comm[MEMTRACE_COMM_LEN + 1], hms[16];
 	uint64_t lat;
 
 	if (r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN) {
-		if (o) {
-			o->pid = r->pid;
-			o->ts = r->ts_ns;
-		}
+		if (o)
+			o->v[0] = r->ts_ns;
 		return;
 	}
 	st->events[memcg]++;
@@ -270,8 +232,8 @@ static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_rec
 		st->unpaired++;
 		return;
 	}
-	lat = r->ts_ns - o->ts;
-	reclaim_close(st, o);
+	lat = r->ts_ns - o->v[0];
+	pidtab_del(&st->open, o);
 	comm_of(comm, r->comm);
 	clock_hms(when, hms, sizeof(hms));
 	fprintf(out, "%-8s %-16s %-7" PRIu32 " %9.3f %7" PRIu64 "%s\n", hms, comm, r->pid,
@@ -340,6 +302,7 @@ struct pressure {
 	struct ksyms *ksyms;
 	char *cgroot;
 	struct reclaim_state *reclaim;
+	struct vmscan *vmscan;
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t kills;
 };
@@ -353,6 +316,10 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 {
 	struct pressure *p = ctx;
 
+	if (p->vmscan) {
+		vmscan_account(p->vmscan, h);
+		return;
+	}
 	switch (h->type) {
 	case MEMTRACE_EVT_OOM_KILL: {
 		const struct memtrace_ev_oom_kill *r = (const void *)h;
@@ -425,10 +392,39 @@ static void print_lost(const struct evreader *er)
 	printf("\n");
 }
 
+/* Shrinkers are named from /proc/kallsyms as it is now (modules come and go). */
+static void refresh_ksyms(struct pressure *p)
+{
+	struct mt_err err;
+
+	if (p->ksyms)
+		ksyms_refresh(p->ksyms, &err);
+}
+
+/* Ends an interval of --vmscan: its row. */
+static void vmscan_row(struct pressure *p)
+{
+	struct timespec now;
+	char hms[16];
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	clock_hms(time(NULL), hms, sizeof(hms));
+	refresh_ksyms(p);
+	vmscan_print_row(stdout, hms,
+			 vmscan_interval(p->vmscan, (uint64_t)now.tv_sec * 1000000000ULL +
+					 (uint64_t)now.tv_nsec),
+			 p->o->top, p->ksyms);
+}
+
+/* Event rings for --vmscan: a reclaim pass writes a record per LRU batch and per shrinker. */
+#define VMSCAN_EVRING_PAGES	64
+
 int pressure_run(const struct mt_options *o)
 {
-	uint32_t want = o->mode == MT_MODE_OOM ? MEMTRACE_EV_OOM : MEMTRACE_EV_RECLAIM;
-	const char *mode = o->mode == MT_MODE_OOM ? "--oom" : "--reclaim";
+	uint32_t want = o->mode == MT_MODE_OOM ? MEMTRACE_EV_OOM :
+			o->mode == MT_MODE_VMSCAN ? MEMTRACE_EV_VMSCAN : MEMTRACE_EV_RECLAIM;
+	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
+			   o->mode == MT_MODE_VMSCAN ? "--vmscan" : "--reclaim";
 	struct pressure p = { .o = o };
 	struct memtrace_config cfg;
 	struct evreader er = { 0 };
@@ -448,6 +444,7 @@ int pressure_run(const struct mt_options *o)
 			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
 			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
 			o->mode == MT_MODE_OOM ? "oom_kill_process cannot be probed" :
+			o->mode == MT_MODE_VMSCAN ? "no vmscan tracepoints" :
 			"no direct reclaim tracepoints");
 		goto out;
 	}
@@ -455,6 +452,12 @@ int pressure_run(const struct mt_options *o)
 	cfg.size = sizeof(cfg);
 	cfg.events = want;
 	cfg.stack_depth = MEMTRACE_MAX_FRAMES;
+	if (o->mode == MT_MODE_VMSCAN) {
+		/* Reclaims' begins and ends say whose the scans are (memcg or not). */
+		if (dev.version.features & MEMTRACE_EV_RECLAIM)
+			cfg.events |= MEMTRACE_EV_RECLAIM;
+		cfg.evring_pages = VMSCAN_EVRING_PAGES;
+	}
 	if (device_configure(&dev, &cfg, &err) || device_start(&dev, &err) ||
 	    evreader_open(&er, &dev, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
@@ -463,6 +466,14 @@ int pressure_run(const struct mt_options *o)
 	p.ksyms = ksyms_new(NULL);
 	p.cgroot = cgroup2_root();
 	p.mono_to_real_ns = mono_to_real();
+	if (o->mode == MT_MODE_VMSCAN) {
+		p.vmscan = malloc(sizeof(*p.vmscan));
+		if (!p.vmscan) {
+			fprintf(stderr, PROG ": out of memory\n");
+			goto out;
+		}
+		vmscan_init(p.vmscan, vmscan_mglru_on(VMSCAN_LRU_GEN_PATH));
+	}
 	if (o->mode == MT_MODE_RECLAIM) {
 		p.reclaim = calloc(1, sizeof(*p.reclaim));
 		if (!p.reclaim) {
@@ -478,11 +489,15 @@ int pressure_run(const struct mt_options *o)
 		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		goto out;
 	}
-	if (o->mode == MT_MODE_OOM)
+	if (o->mode == MT_MODE_OOM) {
 		printf("Tracing OOM kills, Ctrl+C to quit.\n");
-	else
+	} else if (o->mode == MT_MODE_VMSCAN) {
+		printf("Tracing page reclaim every %u s, Ctrl+C to quit.\n", o->interval_s);
+		vmscan_print_head(stdout);
+	} else {
 		printf("Tracing direct reclaim, Ctrl+C to quit.\n%-8s %-16s %-7s %9s %7s\n",
 		       "TIME", "COMM", "PID", "LAT(ms)", "PAGES");
+	}
 	fflush(stdout);
 	status = 0;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -522,6 +537,8 @@ int pressure_run(const struct mt_options *o)
 				goto stop;
 			}
 		}
+		if (p.vmscan && (!signalled || drain(&p, &er) == 0))
+			vmscan_row(&p);
 		if (signalled)
 			break;
 	}
@@ -535,6 +552,10 @@ stop:
 		status = 1;
 	if (p.reclaim && !status)
 		reclaim_summary(p.reclaim, stdout);
+	if (p.vmscan && !status) {
+		refresh_ksyms(&p);
+		vmscan_print_totals(stdout, p.vmscan, o->top, p.ksyms);
+	}
 	if (er.map) {
 		if (o->mode == MT_MODE_OOM)
 			printf("%" PRIu64 " OOM kills\n", p.kills);
@@ -549,5 +570,6 @@ out:
 	ksyms_free(p.ksyms);
 	free(p.cgroot);
 	free(p.reclaim);
+	free(p.vmscan);
 	return status;
 }
