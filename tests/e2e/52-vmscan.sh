@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# memtrace-read --vmscan (vmscan(8)'s job), against /proc/vmstat: with the
+# reader running, busybox cat reads a 40 MiB file from ext4 (on a loop
+# device) in a memcg of memory.max 8M, which reclaims its own page cache;
+# then cat reads it again outside any memcg, filling the page cache, and
+# memhog writes more anonymous memory than is free, so kswapd (and maybe
+# the allocating task) reclaims that cache guest-wide.  Over the whole
+# run, with the guest quiet at both ends, every total the reader prints in
+# /proc/vmstat's terms must equal the growth of that counter: pages
+# scanned and reclaimed by kswapd, directly, anon and file (memcg reclaim
+# is in the anon/file counts only), kswapd's balancing runs (pageoutrun),
+# objects scanned by slab shrinkers (slabs_scanned), pages written out by
+# reclaim (nr_vmscan_write).  allocstall_* counts passes of
+# do_try_to_free_pages(), which retries a failing direct reclaim: at least
+# one per direct reclaim, and none without one.
+# mtt-timeout: 400
+. "${0%/*}/lib.sh"
+
+if ! load_memtrace; then
+	not_ok "load memtrace.ko"
+	exit 0
+fi
+
+CG=$MEMCG_ROOT
+OUT=/tmp/vmscan.out
+MNT=/mnt/vmscan-ext4
+IMG=/tmp/vmscan-ext4.img
+
+loaded=
+for m in crc16 mbcache jbd2 crc32c_generic ext4 loop; do
+	[ -f "/memtrace/$m.ko" ] && insmod "/memtrace/$m.ko" 2>/dev/null && loaded="$m $loaded"
+done
+cleanup() {
+	umount "$MNT" 2>/dev/null
+	rm -f "$IMG"
+	for m in $loaded; do
+		rmmod "$m" 2>/dev/null
+	done
+	rmdir "$CG/mtvmscan" 2>/dev/null
+}
+mkdir -p "$MNT"
+if ! { [ -f /data/soak-ext4.img.gz ] && gunzip -c /data/soak-ext4.img.gz >"$IMG" &&
+       mount -o loop -t ext4 "$IMG" "$MNT"; }; then
+	skip "--vmscan: reclaim of page cache" "no ext4 image on a loop device"
+	cleanup
+	unload_memtrace
+	exit 0
+fi
+dd if=/dev/zero of="$MNT/big" bs=1M count=40 2>/dev/null
+sync
+if ! new_memcg mtvmscan 8M; then
+	skip "--vmscan: memcg reclaim" "no cgroup2 memory controller"
+	cleanup
+	unload_memtrace
+	exit 0
+fi
+echo 3 >/proc/sys/vm/drop_caches
+
+start_pressure_reader "$OUT" --vmscan || { cleanup; exit 0; }
+
+# The counters the reader's "vmstat:" line names, from /proc/vmstat:
+# direct reclaim by khugepaged is apart on 6.12 (pgscan_khugepaged), and
+# in pgscan_direct before; allocstall is per zone.
+vmstat_terms() {
+	awk '{ v[$1] = $2 }
+	     $1 ~ /^allocstall_/ { stall += $2 }
+	     END { printf "pgscan_kswapd %d pgscan_direct %d pgsteal_kswapd %d pgsteal_direct %d ",
+		v["pgscan_kswapd"], v["pgscan_direct"] + v["pgscan_khugepaged"],
+		v["pgsteal_kswapd"], v["pgsteal_direct"] + v["pgsteal_khugepaged"]
+		   printf "pgscan_anon %d pgscan_file %d pgsteal_anon %d pgsteal_file %d ",
+		v["pgscan_anon"], v["pgscan_file"], v["pgsteal_anon"], v["pgsteal_file"]
+		   printf "pageoutrun %d allocstall %d slabs_scanned %d nr_vmscan_write %d\n",
+		v["pageoutrun"], stall, v["slabs_scanned"], v["nr_vmscan_write"] }' /proc/vmstat
+}
+# Quiet: no page scanned and no kswapd run for two seconds running.
+quiet() {
+	_a=$(vmstat_terms)
+	sleep 2
+	[ "$_a" = "$(vmstat_terms)" ]
+}
+wait_for 60 quiet || diag "the guest did not go quiet before the run"
+before=$(vmstat_terms)
+
+# memcg reclaim: the cat's own page cache, in 8M.
+sh -c "echo \$\$ >$CG/mtvmscan/cgroup.procs && exec cat $MNT/big" >/dev/null
+memcg_events=$(awk '$1 == "max" { print $2 }' "$CG/mtvmscan/memory.events")
+# Guest-wide: 40 MiB of page cache, then anonymous memory past what is free.
+cat "$MNT/big" >/dev/null
+free_mib=$(awk '$1 == "MemFree:" { print int($2 / 1024) }' /proc/meminfo)
+hog=$((free_mib + 12))
+diag "MemFree ${free_mib} MiB: memhog writes $hog MiB"
+hog_failed=
+memhog "$hog" >/dev/null || hog_failed="memhog exited $?"
+
+wait_for 60 quiet || diag "the guest did not go quiet after the run"
+after=$(vmstat_terms)
+kill -INT "$READER"
+wait "$READER"
+cleanup
+
+diag "$(grep -v '^[0-9:]\{8\} ' "$OUT")"
+diag "/proc/vmstat before: $before"
+diag "/proc/vmstat after:  $after"
+# The deltas, as "name value" pairs in the reader's order.
+delta=$(printf '%s\n%s\n' "$before" "$after" | awk '
+	NR == 1 { for (i = 1; i < NF; i += 2) b[$i] = $(i + 1) }
+	NR == 2 { s = ""; for (i = 1; i < NF; i += 2) s = s sprintf("%s%s %d", s ? " " : "", $i, $(i + 1) - b[$i]); print s }')
+got=$(sed -n 's/^vmstat: //p' "$OUT")
+term() { printf '%s\n' "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'; }
+
+check_match "--vmscan: the memcg reclaimed (memory.events max $memcg_events)" '^[1-9]' "$memcg_events"
+check_match "--vmscan: page cache was scanned guest-wide (pgscan_kswapd + pgscan_direct grew)" \
+	'^[1-9]' "$(($(term pgscan_kswapd "$delta") + $(term pgscan_direct "$delta")))"
+check_match "--vmscan: memcg reclaims seen" \
+	'memcg reclaim: [1-9][0-9]* reclaims' "$(cat "$OUT")"
+for k in pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct pgscan_anon pgscan_file \
+	 pgsteal_anon pgsteal_file pageoutrun slabs_scanned nr_vmscan_write; do
+	check_eq "--vmscan: $k is /proc/vmstat's growth" "$(term "$k" "$delta")" "$(term "$k" "$got")"
+done
+direct=$(sed -n 's/^direct reclaim: \([0-9]*\) reclaims.*/\1/p' "$OUT")
+stalls=$(term allocstall "$delta")
+check "--vmscan: direct reclaims ($direct) are some if and only if allocstall grew ($stalls), and no more" \
+	[ "$direct" -le "$stalls" -a \( "$direct" -gt 0 -o "$stalls" -eq 0 \) ]
+check_match "--vmscan: an interval row each second" \
+	'^[0-9:]{8} +[0-9]+ +[0-9]+\.[0-9]{3} ' "$(cat "$OUT")"
+check_match "--vmscan: slab shrinkers named by their scan function" \
+	'^  [a-z_][a-z_0-9.]*( \[[a-z_0-9]+\])? +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+$' "$(cat "$OUT")"
+check_match "--vmscan: memhog was not OOM-killed (reclaim kept up)" '^$' "$hog_failed"
+check_match "--vmscan: nothing lost" "^Lost: 0 events" "$(cat "$OUT")"
+check_match "--vmscan: every end had its begin" '^$' "$(grep 'without their begin' "$OUT")"
+
+check "memtrace.ko unloads" unload_memtrace
