@@ -25,8 +25,10 @@
 #define pr_fmt(fmt) "memtrace: " fmt
 
 #include <linux/cgroup.h>
+#include <linux/compaction.h>
 #include <linux/kprobes.h>
 #include <linux/memcontrol.h>
+#include <linux/mmzone.h>
 #include <linux/mm_inline.h>
 #include <linux/oom.h>
 #include <linux/pid.h>
@@ -38,7 +40,11 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 
+/* Private to mm/ (see the compaction part below); the trace header names it. */
+struct compact_control;
+#include <trace/events/compaction.h>
 #include <trace/events/oom.h>
 #include <trace/events/vmscan.h>
 
@@ -489,6 +495,192 @@ static void mt_pr_vmscan_write(void *data, struct folio *folio)
 	mt_evring_commit(er, r, flags);
 }
 
+/* ---- compaction (--compaction) ---- */
+
+/*
+ * struct compact_control is private to mm/ (mm/internal.h), and its head
+ * differs between kernels (6.9 made freepages an array per order), but
+ * from its zone pointer on, 6.1 to 6.12 lay it out alike: zone,
+ * total_migrate_scanned, total_free_scanned, two shorts, gfp_mask, order.
+ * The zone pointer's offset is found at the first run, as the first word
+ * of the control that points at a zone of an online node whose first PFN
+ * is the run's zone_start (compact_zone() passes cc->zone's), and checked
+ * the same way at every run after; where it is not found, or stops
+ * matching, records say MEMTRACE_COMPACT_NO_CONTROL and carry no counts.
+ */
+/* Past the head of 6.12's control (224 bytes before the zone). */
+#define MT_CC_SCAN_BYTES	256
+#define MT_CC_UNKNOWN		-1
+#define MT_CC_NONE		-2
+
+struct mt_cc_tail {
+	struct zone *zone;
+	unsigned long total_migrate_scanned;
+	unsigned long total_free_scanned;
+	unsigned short fast_search_fail;
+	short search_order;
+	gfp_t gfp_mask;
+	int order;
+};
+
+static int mt_cc_zone_off = MT_CC_UNKNOWN;
+
+static bool mt_pr_is_zone(unsigned long v, unsigned long zone_start)
+{
+	int nid, z;
+
+	for_each_online_node(nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		for (z = 0; z < MAX_NR_ZONES; z++)
+			if (v == (unsigned long)&pgdat->node_zones[z])
+				return pgdat->node_zones[z].zone_start_pfn == zone_start;
+	}
+	return false;
+}
+
+/* The control's tail (see above) into *t; false if it cannot be found. */
+static bool mt_pr_cc_tail(const void *cc, unsigned long zone_start, struct mt_cc_tail *t)
+{
+	int off = READ_ONCE(mt_cc_zone_off), found = MT_CC_NONE, i;
+	unsigned long v;
+
+	if (off == MT_CC_UNKNOWN) {
+		/*
+		 * The first match: nothing before the zone in the control
+		 * points at a zone, while the caller's frames past its end
+		 * may (kcompactd_do_work()'s own zone pointer).
+		 */
+		for (i = 0; i < MT_CC_SCAN_BYTES; i += sizeof(long)) {
+			if (copy_from_kernel_nofault(&v, cc + i, sizeof(v)))
+				break;
+			if (mt_pr_is_zone(v, zone_start)) {
+				found = i;
+				break;
+			}
+		}
+		WRITE_ONCE(mt_cc_zone_off, found);
+		off = found;
+	}
+	if (off < 0 || copy_from_kernel_nofault(t, cc + off, sizeof(*t)) ||
+	    !mt_pr_is_zone((unsigned long)t->zone, zone_start))
+		return false;
+	return true;
+}
+
+static u32 mt_pr_compact_status(int status)
+{
+	switch (status) {
+	case COMPACT_NOT_SUITABLE_ZONE:
+		return MEMTRACE_COMPACT_NOT_SUITABLE_ZONE;
+	case COMPACT_SKIPPED:
+		return MEMTRACE_COMPACT_SKIPPED;
+	case COMPACT_DEFERRED:
+		return MEMTRACE_COMPACT_DEFERRED;
+	case COMPACT_NO_SUITABLE_PAGE:
+		return MEMTRACE_COMPACT_NO_SUITABLE_PAGE;
+	case COMPACT_CONTINUE:
+		return MEMTRACE_COMPACT_CONTINUE;
+	case COMPACT_COMPLETE:
+		return MEMTRACE_COMPACT_COMPLETE;
+	case COMPACT_PARTIAL_SKIPPED:
+		return MEMTRACE_COMPACT_PARTIAL_SKIPPED;
+	case COMPACT_CONTENDED:
+		return MEMTRACE_COMPACT_CONTENDED;
+	case COMPACT_SUCCESS:
+		return MEMTRACE_COMPACT_SUCCESS;
+	default:
+		return MEMTRACE_COMPACT_UNKNOWN;
+	}
+}
+
+static void mt_pr_compact(u16 type, struct compact_control *cc, unsigned long zone_start,
+			  unsigned long zone_end, bool sync, int status)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_compact *r;
+	struct mt_cc_tail t;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_evring_reserve(er, type, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	mt_pr_comm(r->comm, current);
+	/* __alloc_pages_direct_compact() compacts under memalloc_noreclaim_save(). */
+	if ((current->flags & PF_MEMALLOC) && !current_is_kswapd())
+		r->flags |= MEMTRACE_COMPACT_DIRECT;
+	if (sync)
+		r->flags |= MEMTRACE_COMPACT_SYNC;
+	r->zone_start_pfn = zone_start;
+	r->zone_end_pfn = zone_end;
+	r->status = type == MEMTRACE_EVT_COMPACT_END ? mt_pr_compact_status(status) : 0;
+	if (mt_pr_cc_tail(cc, zone_start, &t)) {
+		r->nid = zone_to_nid(t.zone);
+		strscpy(r->zone, t.zone->name, sizeof(r->zone));
+		r->order = t.order;
+		if (type == MEMTRACE_EVT_COMPACT_END) {
+			r->migrate_scanned = t.total_migrate_scanned;
+			r->free_scanned = t.total_free_scanned;
+		}
+	} else {
+		r->flags |= MEMTRACE_COMPACT_NO_CONTROL;
+		r->nid = -1;
+	}
+	mt_evring_commit(er, r, flags);
+}
+
+static void mt_pr_compact_begin(void *data, struct compact_control *cc, unsigned long zone_start,
+				unsigned long zone_end, bool sync)
+{
+	mt_pr_compact(MEMTRACE_EVT_COMPACT_BEGIN, cc, zone_start, zone_end, sync, 0);
+}
+
+static void mt_pr_compact_end(void *data, struct compact_control *cc, unsigned long zone_start,
+			      unsigned long zone_end, bool sync, int status)
+{
+	mt_pr_compact(MEMTRACE_EVT_COMPACT_END, cc, zone_start, zone_end, sync, status);
+}
+
+static void mt_pr_compact_try(void *data, int order, gfp_t gfp, int prio)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_compact_try *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_evring_reserve(er, MEMTRACE_EVT_COMPACT_TRY, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	r->order = order;
+	r->gfp_mask = (__force u32)gfp;
+	r->priority = prio;
+	mt_pr_comm(r->comm, current);
+	mt_evring_commit(er, r, flags);
+}
+
+static void mt_pr_kcompactd_wake(void *data, int nid, int order, enum zone_type zid)
+{
+	mt_pr_kswapd(MEMTRACE_EVT_KCOMPACTD_WAKE, nid, zid, order, 0);
+}
+
+static void mt_pr_kcompactd_sleep(void *data, int nid)
+{
+	mt_pr_kswapd(MEMTRACE_EVT_KCOMPACTD_SLEEP, nid, -1, -1, 0);
+}
+
+MT_CHECK_PROBE(mm_compaction_begin, mt_pr_compact_begin)
+MT_CHECK_PROBE(mm_compaction_end, mt_pr_compact_end)
+MT_CHECK_PROBE(mm_compaction_try_to_compact_pages, mt_pr_compact_try)
+MT_CHECK_PROBE(mm_compaction_kcompactd_wake, mt_pr_kcompactd_wake)
+MT_CHECK_PROBE(mm_compaction_kcompactd_sleep, mt_pr_kcompactd_sleep)
+
 MT_CHECK_PROBE(mm_vmscan_kswapd_wake, mt_pr_kswapd_wake)
 MT_CHECK_PROBE(mm_vmscan_kswapd_sleep, mt_pr_kswapd_sleep)
 MT_CHECK_PROBE(mm_vmscan_wakeup_kswapd, mt_pr_wakeup_kswapd)
@@ -520,6 +712,12 @@ static struct mt_tp mt_pr_tps[] = {
 	{ "mm_vmscan_lru_shrink_active", mt_pr_lru_active, MEMTRACE_EV_VMSCAN, false },
 	{ "mm_shrink_slab_start", mt_pr_slab_start, MEMTRACE_EV_VMSCAN, false },
 	{ "mm_vmscan_write_folio", mt_pr_vmscan_write, MEMTRACE_EV_VMSCAN, false },
+	{ "mm_compaction_end", mt_pr_compact_end, MEMTRACE_EV_COMPACTION, true },
+	{ "mm_compaction_kcompactd_sleep", mt_pr_kcompactd_sleep, MEMTRACE_EV_COMPACTION, true },
+	{ "mm_compaction_begin", mt_pr_compact_begin, MEMTRACE_EV_COMPACTION, false },
+	{ "mm_compaction_try_to_compact_pages", mt_pr_compact_try, MEMTRACE_EV_COMPACTION,
+	  false },
+	{ "mm_compaction_kcompactd_wake", mt_pr_kcompactd_wake, MEMTRACE_EV_COMPACTION, false },
 };
 
 static u32 mt_pr_available;
@@ -538,7 +736,7 @@ int mt_pressure_init(void)
 {
 	u32 tps = mt_tp_lookup(mt_pr_tps, ARRAY_SIZE(mt_pr_tps));
 
-	mt_pr_available = tps & (MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN);
+	mt_pr_available = tps & (MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN | MEMTRACE_EV_COMPACTION);
 	/* OOM kills need the kprobe; mark_victim only adds the victim's RSS. */
 	mt_pr_kp_reset();
 	if (register_kprobe(&mt_pr_oom_kp) == 0) {

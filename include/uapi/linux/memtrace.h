@@ -97,7 +97,10 @@ struct memtrace_version {
  * begin and end come with MEMTRACE_EV_RECLAIM: a reader asks for both.
  */
 #define MEMTRACE_EV_VMSCAN	(1U << 8)
-#define MEMTRACE_EV_PRESSURE	(MEMTRACE_EV_OOM | MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN)
+/* Memory compaction, for --compaction: runs per zone, direct compactors, kcompactd */
+#define MEMTRACE_EV_COMPACTION	(1U << 9)
+#define MEMTRACE_EV_PRESSURE	(MEMTRACE_EV_OOM | MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN | \
+				 MEMTRACE_EV_COMPACTION)
 
 /* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
 #define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
@@ -697,6 +700,64 @@ struct memtrace_ev_shrink_slab {
 	__s64 nr_deferred;	/* begin: deferred from before; end: deferred to later */
 	__u64 cache_items;	/* begin: objects the shrinker counted */
 	__s64 freed;		/* end: objects freed */
+};
+
+/*
+ * MEMTRACE_EV_COMPACTION records.  A zone's compaction run is a begin and
+ * an end (mm_compaction_begin/end) by one task, paired by task id.
+ */
+#define MEMTRACE_EVT_COMPACT_BEGIN	14	/* struct memtrace_ev_compact */
+#define MEMTRACE_EVT_COMPACT_END	15	/* struct memtrace_ev_compact */
+#define MEMTRACE_EVT_COMPACT_TRY	16	/* struct memtrace_ev_compact_try: a direct compaction starts */
+#define MEMTRACE_EVT_KCOMPACTD_WAKE	17	/* struct memtrace_ev_kswapd, of kcompactd (zid, order) */
+#define MEMTRACE_EVT_KCOMPACTD_SLEEP	18	/* struct memtrace_ev_kswapd, of kcompactd */
+
+/* memtrace_ev_compact.flags */
+#define MEMTRACE_COMPACT_DIRECT	(1U << 0)	/* an allocating task compacts (a stall) */
+#define MEMTRACE_COMPACT_SYNC	(1U << 1)	/* synchronous migration */
+/*
+ * The kernel's compact_control could not be read (its layout is private
+ * and found at the first run): no zone name, node, order or counts.
+ */
+#define MEMTRACE_COMPACT_NO_CONTROL	(1U << 2)
+
+/* The kernel's enum compact_result, for memtrace_ev_compact.status */
+#define MEMTRACE_COMPACT_NOT_SUITABLE_ZONE	0
+#define MEMTRACE_COMPACT_SKIPPED		1
+#define MEMTRACE_COMPACT_DEFERRED		2
+#define MEMTRACE_COMPACT_NO_SUITABLE_PAGE	3
+#define MEMTRACE_COMPACT_CONTINUE		4
+#define MEMTRACE_COMPACT_COMPLETE		5
+#define MEMTRACE_COMPACT_PARTIAL_SKIPPED	6
+#define MEMTRACE_COMPACT_CONTENDED		7
+#define MEMTRACE_COMPACT_SUCCESS		8
+#define MEMTRACE_COMPACT_UNKNOWN		255
+
+struct memtrace_ev_compact {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 flags;		/* MEMTRACE_COMPACT_* */
+	char comm[MEMTRACE_COMM_LEN];
+	__s32 nid;
+	__s32 order;		/* -1: the whole zone (compact_memory, proactive) */
+	__u64 zone_start_pfn;
+	__u64 zone_end_pfn;
+	char zone[MEMTRACE_NAME_LEN];	/* "DMA32", "Normal", ... */
+	__u32 status;		/* end: MEMTRACE_COMPACT_* result */
+	__u32 __pad;
+	__u64 migrate_scanned;	/* end: pages the migration scanner looked at (compact_migrate_scanned) */
+	__u64 free_scanned;	/* end: the free scanner's (compact_free_scanned) */
+};
+
+struct memtrace_ev_compact_try {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__s32 order;
+	__u32 gfp_mask;
+	__s32 priority;		/* enum compact_priority: 0 sync full .. 2 async */
+	char comm[MEMTRACE_COMM_LEN];
 };
 
 /* A page written out by reclaim (mm_vmscan_write_folio); /proc/vmstat's nr_vmscan_write. */
