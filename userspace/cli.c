@@ -30,6 +30,7 @@ enum {
 	OPT_OOM,
 	OPT_RECLAIM,
 	OPT_VMSCAN,
+	OPT_COMPACTION,
 };
 
 /*
@@ -46,6 +47,7 @@ static const struct option long_options[] = {
 	{ "oom",		no_argument,		NULL, OPT_OOM },
 	{ "reclaim",		no_argument,		NULL, OPT_RECLAIM },
 	{ "vmscan",		no_argument,		NULL, OPT_VMSCAN },
+	{ "compaction",		no_argument,		NULL, OPT_COMPACTION },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
@@ -87,7 +89,7 @@ void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
-"       --vmscan]\n"
+"       --vmscan | --compaction]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
@@ -117,6 +119,10 @@ void cli_usage(FILE *out, const char *prog)
 "                        their time, pages scanned and reclaimed (anon, file),\n"
 "                        writeback from reclaim, the -T slowest slab shrinkers;\n"
 "                        totals per reclaimer and LRU list at the end\n"
+"  --compaction          each zone's compaction run, as compactsnoop(8): task,\n"
+"                        node, zone, order, mode, latency, outcome, pages\n"
+"                        scanned; at the end, runs per zone and order and the\n"
+"                        -T tasks that stalled longest in direct compaction\n"
 "\n"
 "positional arguments:\n"
 "  interval              interval in seconds to print reports (default 5,\n"
@@ -323,7 +329,8 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 			  struct mt_err *err)
 {
 	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
-			   o->mode == MT_MODE_VMSCAN ? "--vmscan" : "--reclaim";
+			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
+			   o->mode == MT_MODE_COMPACTION ? "--compaction" : "--reclaim";
 	const char *other = NULL;
 
 	if (kernel_leaks || slab)
@@ -455,7 +462,7 @@ void cli_free(struct mt_options *o)
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 {
 	bool kernel_leaks = false, slab = false, older_given = false, oom = false, reclaim = false;
-	bool vmscan = false;
+	bool vmscan = false, compaction = false;
 	unsigned int positional = 0;
 	uint64_t v;
 	char optbuf[8];
@@ -486,6 +493,9 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_VMSCAN:
 			vmscan = true;
+			break;
+		case OPT_COMPACTION:
+			compaction = true;
 			break;
 		case 'p':
 			ret = number_arg("PID (-p)", optarg, 1, 0x7fffffff, &v, err);
@@ -621,11 +631,13 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			return ret;
 	}
 
-	if (oom + reclaim + vmscan > 1)
+	if (oom + reclaim + vmscan + compaction > 1)
 		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
-			       oom ? "--oom" : "--reclaim", vmscan ? "--vmscan" : "--reclaim");
-	if (oom || reclaim || vmscan) {
-		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM : MT_MODE_VMSCAN;
+			       oom ? "--oom" : reclaim ? "--reclaim" : "--vmscan",
+			       compaction ? "--compaction" : vmscan ? "--vmscan" : "--reclaim");
+	if (oom || reclaim || vmscan || compaction) {
+		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM :
+			  vmscan ? MT_MODE_VMSCAN : MT_MODE_COMPACTION;
 		return check_pressure(o, kernel_leaks, slab, err);
 	}
 	ret = check_combinations(o, kernel_leaks, slab, older_given, err);

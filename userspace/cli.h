@@ -24,6 +24,7 @@ enum mt_mode {
 	MT_MODE_OOM,		/* --oom: OOM kills, as oomkill(8) */
 	MT_MODE_RECLAIM,	/* --reclaim: direct reclaim, as drsnoop(8) */
 	MT_MODE_VMSCAN,		/* --vmscan: page reclaim's work per interval, as vmscan(8) */
+	MT_MODE_COMPACTION,	/* --compaction: compaction runs, as compactsnoop(8) */
 };
 
 enum mt_sort {

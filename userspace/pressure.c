@@ -25,6 +25,7 @@
 #include "ksyms.h"
 #include "pidtab.h"
 #include "vmscan.h"
+#include "compaction.h"
 
 #define PROG "memtrace-read"
 
@@ -303,6 +304,7 @@ struct pressure {
 	char *cgroot;
 	struct reclaim_state *reclaim;
 	struct vmscan *vmscan;
+	struct compaction *compaction;
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t kills;
 };
@@ -318,6 +320,14 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 
 	if (p->vmscan) {
 		vmscan_account(p->vmscan, h);
+		return;
+	}
+	if (p->compaction) {
+		uint64_t ts;
+
+		/* Every record's time follows its header (evreader.h). */
+		memcpy(&ts, h + 1, sizeof(ts));
+		compaction_account(p->compaction, h, wall_of(p, ts), stdout);
 		return;
 	}
 	switch (h->type) {
@@ -416,15 +426,20 @@ static void vmscan_row(struct pressure *p)
 			 p->o->top, p->ksyms);
 }
 
-/* Event rings for --vmscan: a reclaim pass writes a record per LRU batch and per shrinker. */
+/*
+ * Event rings for --vmscan and --compaction: a reclaim pass writes a
+ * record per LRU batch and per shrinker, compaction one per zone run.
+ */
 #define VMSCAN_EVRING_PAGES	64
 
 int pressure_run(const struct mt_options *o)
 {
 	uint32_t want = o->mode == MT_MODE_OOM ? MEMTRACE_EV_OOM :
-			o->mode == MT_MODE_VMSCAN ? MEMTRACE_EV_VMSCAN : MEMTRACE_EV_RECLAIM;
+			o->mode == MT_MODE_VMSCAN ? MEMTRACE_EV_VMSCAN :
+			o->mode == MT_MODE_COMPACTION ? MEMTRACE_EV_COMPACTION : MEMTRACE_EV_RECLAIM;
 	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
-			   o->mode == MT_MODE_VMSCAN ? "--vmscan" : "--reclaim";
+			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
+			   o->mode == MT_MODE_COMPACTION ? "--compaction" : "--reclaim";
 	struct pressure p = { .o = o };
 	struct memtrace_config cfg;
 	struct evreader er = { 0 };
@@ -445,6 +460,7 @@ int pressure_run(const struct mt_options *o)
 			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
 			o->mode == MT_MODE_OOM ? "oom_kill_process cannot be probed" :
 			o->mode == MT_MODE_VMSCAN ? "no vmscan tracepoints" :
+			o->mode == MT_MODE_COMPACTION ? "no compaction tracepoints" :
 			"no direct reclaim tracepoints");
 		goto out;
 	}
@@ -458,6 +474,8 @@ int pressure_run(const struct mt_options *o)
 			cfg.events |= MEMTRACE_EV_RECLAIM;
 		cfg.evring_pages = VMSCAN_EVRING_PAGES;
 	}
+	if (o->mode == MT_MODE_COMPACTION)
+		cfg.evring_pages = VMSCAN_EVRING_PAGES;
 	if (device_configure(&dev, &cfg, &err) || device_start(&dev, &err) ||
 	    evreader_open(&er, &dev, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
@@ -473,6 +491,14 @@ int pressure_run(const struct mt_options *o)
 			goto out;
 		}
 		vmscan_init(p.vmscan, vmscan_mglru_on(VMSCAN_LRU_GEN_PATH));
+	}
+	if (o->mode == MT_MODE_COMPACTION) {
+		p.compaction = malloc(sizeof(*p.compaction));
+		if (!p.compaction) {
+			fprintf(stderr, PROG ": out of memory\n");
+			goto out;
+		}
+		compaction_init(p.compaction);
 	}
 	if (o->mode == MT_MODE_RECLAIM) {
 		p.reclaim = calloc(1, sizeof(*p.reclaim));
@@ -494,6 +520,9 @@ int pressure_run(const struct mt_options *o)
 	} else if (o->mode == MT_MODE_VMSCAN) {
 		printf("Tracing page reclaim every %u s, Ctrl+C to quit.\n", o->interval_s);
 		vmscan_print_head(stdout);
+	} else if (o->mode == MT_MODE_COMPACTION) {
+		printf("Tracing compaction, Ctrl+C to quit.\n");
+		compaction_print_head(stdout);
 	} else {
 		printf("Tracing direct reclaim, Ctrl+C to quit.\n%-8s %-16s %-7s %9s %7s\n",
 		       "TIME", "COMM", "PID", "LAT(ms)", "PAGES");
@@ -552,6 +581,8 @@ stop:
 		status = 1;
 	if (p.reclaim && !status)
 		reclaim_summary(p.reclaim, stdout);
+	if (p.compaction && !status)
+		compaction_print_totals(stdout, p.compaction, o->top);
 	if (p.vmscan && !status) {
 		refresh_ksyms(&p);
 		vmscan_print_totals(stdout, p.vmscan, o->top, p.ksyms);
@@ -571,5 +602,6 @@ out:
 	free(p.cgroot);
 	free(p.reclaim);
 	free(p.vmscan);
+	free(p.compaction);
 	return status;
 }

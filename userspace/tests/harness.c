@@ -179,6 +179,7 @@ int main(int argc, char **argv)
 	spawn_tests();
 	pressure_tests();
 	vmscan_tests();
+	compaction_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -52,5 +52,6 @@ void procfs_tests(void);
 void spawn_tests(void);
 void pressure_tests(void);
 void vmscan_tests(void);
+void compaction_tests(void);
 
 #endif
