@@ -28,6 +28,7 @@
 #include <linux/compaction.h>
 #include <linux/kprobes.h>
 #include <linux/memcontrol.h>
+#include <linux/migrate_mode.h>
 #include <linux/mmzone.h>
 #include <linux/mm_inline.h>
 #include <linux/oom.h>
@@ -45,6 +46,7 @@
 /* Private to mm/ (see the compaction part below); the trace header names it. */
 struct compact_control;
 #include <trace/events/compaction.h>
+#include <trace/events/migrate.h>
 #include <trace/events/oom.h>
 #include <trace/events/vmscan.h>
 
@@ -675,6 +677,64 @@ static void mt_pr_kcompactd_sleep(void *data, int nid)
 	mt_pr_kswapd(MEMTRACE_EVT_KCOMPACTD_SLEEP, nid, -1, -1, 0);
 }
 
+/* ---- page migration (--migration) ---- */
+
+static void mt_pr_migrate(u16 type, int mode, int reason, unsigned long succeeded,
+			  unsigned long failed, unsigned long thp_succeeded,
+			  unsigned long thp_failed, unsigned long thp_split,
+			  unsigned long large_split)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct memtrace_ev_migrate *r;
+	unsigned long flags;
+
+	if (!er)
+		return;
+	r = mt_evring_reserve(er, type, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	/* enum migrate_reason only grows at its end: its values are the ABI's. */
+	r->reason = reason;
+	r->mode = mode;
+	mt_pr_comm(r->comm, current);
+	r->succeeded = succeeded;
+	r->failed = failed;
+	r->thp_succeeded = thp_succeeded;
+	r->thp_failed = thp_failed;
+	r->thp_split = thp_split;
+	r->large_split = large_split;
+	mt_evring_commit(er, r, flags);
+}
+
+static void mt_pr_migrate_start(void *data, enum migrate_mode mode, int reason)
+{
+	mt_pr_migrate(MEMTRACE_EVT_MIGRATE_BEGIN, mode, reason, 0, 0, 0, 0, 0, 0);
+}
+
+#ifdef MEMTRACE_HAVE_MIGRATE_PAGES_LARGE_SPLIT
+static void mt_pr_migrate_end(void *data, unsigned long succeeded, unsigned long failed,
+			      unsigned long thp_succeeded, unsigned long thp_failed,
+			      unsigned long thp_split, unsigned long large_split,
+			      enum migrate_mode mode, int reason)
+{
+	mt_pr_migrate(MEMTRACE_EVT_MIGRATE_END, mode, reason, succeeded, failed, thp_succeeded,
+		      thp_failed, thp_split, large_split);
+}
+#else
+static void mt_pr_migrate_end(void *data, unsigned long succeeded, unsigned long failed,
+			      unsigned long thp_succeeded, unsigned long thp_failed,
+			      unsigned long thp_split, enum migrate_mode mode, int reason)
+{
+	mt_pr_migrate(MEMTRACE_EVT_MIGRATE_END, mode, reason, succeeded, failed, thp_succeeded,
+		      thp_failed, thp_split, 0);
+}
+#endif
+
+MT_CHECK_PROBE(mm_migrate_pages_start, mt_pr_migrate_start)
+MT_CHECK_PROBE(mm_migrate_pages, mt_pr_migrate_end)
+
 MT_CHECK_PROBE(mm_compaction_begin, mt_pr_compact_begin)
 MT_CHECK_PROBE(mm_compaction_end, mt_pr_compact_end)
 MT_CHECK_PROBE(mm_compaction_try_to_compact_pages, mt_pr_compact_try)
@@ -718,6 +778,8 @@ static struct mt_tp mt_pr_tps[] = {
 	{ "mm_compaction_try_to_compact_pages", mt_pr_compact_try, MEMTRACE_EV_COMPACTION,
 	  false },
 	{ "mm_compaction_kcompactd_wake", mt_pr_kcompactd_wake, MEMTRACE_EV_COMPACTION, false },
+	{ "mm_migrate_pages", mt_pr_migrate_end, MEMTRACE_EV_MIGRATION, true },
+	{ "mm_migrate_pages_start", mt_pr_migrate_start, MEMTRACE_EV_MIGRATION, false },
 };
 
 static u32 mt_pr_available;
@@ -736,7 +798,8 @@ int mt_pressure_init(void)
 {
 	u32 tps = mt_tp_lookup(mt_pr_tps, ARRAY_SIZE(mt_pr_tps));
 
-	mt_pr_available = tps & (MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN | MEMTRACE_EV_COMPACTION);
+	mt_pr_available = tps & (MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN | MEMTRACE_EV_COMPACTION |
+				 MEMTRACE_EV_MIGRATION);
 	/* OOM kills need the kprobe; mark_victim only adds the victim's RSS. */
 	mt_pr_kp_reset();
 	if (register_kprobe(&mt_pr_oom_kp) == 0) {

@@ -99,8 +99,10 @@ struct memtrace_version {
 #define MEMTRACE_EV_VMSCAN	(1U << 8)
 /* Memory compaction, for --compaction: runs per zone, direct compactors, kcompactd */
 #define MEMTRACE_EV_COMPACTION	(1U << 9)
+/* Page migration, for --migration: migrate_pages() calls by reason (NUMA balancing included) */
+#define MEMTRACE_EV_MIGRATION	(1U << 10)
 #define MEMTRACE_EV_PRESSURE	(MEMTRACE_EV_OOM | MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN | \
-				 MEMTRACE_EV_COMPACTION)
+				 MEMTRACE_EV_COMPACTION | MEMTRACE_EV_MIGRATION)
 
 /* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
 #define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
@@ -758,6 +760,43 @@ struct memtrace_ev_compact_try {
 	__u32 gfp_mask;
 	__s32 priority;		/* enum compact_priority: 0 sync full .. 2 async */
 	char comm[MEMTRACE_COMM_LEN];
+};
+
+/*
+ * MEMTRACE_EV_MIGRATION records: a migrate_pages() call's start and end
+ * (mm_migrate_pages_start, mm_migrate_pages), paired by task.  The end's
+ * counts are what the kernel adds to /proc/vmstat's pgmigrate_* and
+ * thp_migration_* just before it.
+ */
+#define MEMTRACE_EVT_MIGRATE_BEGIN	19	/* struct memtrace_ev_migrate (no counts) */
+#define MEMTRACE_EVT_MIGRATE_END	20	/* struct memtrace_ev_migrate */
+
+/* The kernel's enum migrate_reason, which grows only at its end (6.1: up to DEMOTION). */
+#define MEMTRACE_MR_COMPACTION		0
+#define MEMTRACE_MR_MEMORY_FAILURE	1
+#define MEMTRACE_MR_MEMORY_HOTPLUG	2
+#define MEMTRACE_MR_SYSCALL		3	/* migrate_pages(2), move_pages(2), cpusets */
+#define MEMTRACE_MR_MEMPOLICY_MBIND	4
+#define MEMTRACE_MR_NUMA_MISPLACED	5	/* NUMA balancing */
+#define MEMTRACE_MR_CONTIG_RANGE	6
+#define MEMTRACE_MR_LONGTERM_PIN	7
+#define MEMTRACE_MR_DEMOTION		8
+#define MEMTRACE_MR_DAMON		9	/* 6.3+ */
+
+struct memtrace_ev_migrate {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 reason;		/* MEMTRACE_MR_* */
+	__u32 mode;		/* the kernel's enum migrate_mode: 0 async, 1 sync light, 2 sync */
+	__u32 __pad;
+	char comm[MEMTRACE_COMM_LEN];
+	__u64 succeeded;	/* pages (pgmigrate_success) */
+	__u64 failed;		/* pages (pgmigrate_fail) */
+	__u64 thp_succeeded;
+	__u64 thp_failed;
+	__u64 thp_split;
+	__u64 large_split;	/* large folios split (kernels that report it; 0 on 6.1) */
 };
 
 /* A page written out by reclaim (mm_vmscan_write_folio); /proc/vmstat's nr_vmscan_write. */
