@@ -31,6 +31,7 @@ enum {
 	OPT_RECLAIM,
 	OPT_VMSCAN,
 	OPT_COMPACTION,
+	OPT_MIGRATION,
 };
 
 /*
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
 	{ "reclaim",		no_argument,		NULL, OPT_RECLAIM },
 	{ "vmscan",		no_argument,		NULL, OPT_VMSCAN },
 	{ "compaction",		no_argument,		NULL, OPT_COMPACTION },
+	{ "migration",		no_argument,		NULL, OPT_MIGRATION },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
@@ -89,7 +91,7 @@ void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
-"       --vmscan | --compaction]\n"
+"       --vmscan | --compaction | --migration]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
@@ -123,6 +125,10 @@ void cli_usage(FILE *out, const char *prog)
 "                        node, zone, order, mode, latency, outcome, pages\n"
 "                        scanned; at the end, runs per zone and order and the\n"
 "                        -T tasks that stalled longest in direct compaction\n"
+"  --migration           page migration each interval, per reason (compaction,\n"
+"                        migrate_pages(2), mbind, NUMA balancing, ...): calls,\n"
+"                        pages migrated and failed, THPs, time; totals per\n"
+"                        reason and the -T tasks that migrated most at the end\n"
 "\n"
 "positional arguments:\n"
 "  interval              interval in seconds to print reports (default 5,\n"
@@ -330,7 +336,8 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 {
 	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
 			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
-			   o->mode == MT_MODE_COMPACTION ? "--compaction" : "--reclaim";
+			   o->mode == MT_MODE_COMPACTION ? "--compaction" :
+			   o->mode == MT_MODE_MIGRATION ? "--migration" : "--reclaim";
 	const char *other = NULL;
 
 	if (kernel_leaks || slab)
@@ -462,7 +469,7 @@ void cli_free(struct mt_options *o)
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 {
 	bool kernel_leaks = false, slab = false, older_given = false, oom = false, reclaim = false;
-	bool vmscan = false, compaction = false;
+	bool vmscan = false, compaction = false, migration = false;
 	unsigned int positional = 0;
 	uint64_t v;
 	char optbuf[8];
@@ -496,6 +503,9 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_COMPACTION:
 			compaction = true;
+			break;
+		case OPT_MIGRATION:
+			migration = true;
 			break;
 		case 'p':
 			ret = number_arg("PID (-p)", optarg, 1, 0x7fffffff, &v, err);
@@ -631,13 +641,16 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			return ret;
 	}
 
-	if (oom + reclaim + vmscan + compaction > 1)
+	if (oom + reclaim + vmscan + compaction + migration > 1)
 		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
-			       oom ? "--oom" : reclaim ? "--reclaim" : "--vmscan",
-			       compaction ? "--compaction" : vmscan ? "--vmscan" : "--reclaim");
-	if (oom || reclaim || vmscan || compaction) {
+			       oom ? "--oom" : reclaim ? "--reclaim" : vmscan ? "--vmscan" :
+			       "--compaction",
+			       migration ? "--migration" : compaction ? "--compaction" :
+			       vmscan ? "--vmscan" : "--reclaim");
+	if (oom || reclaim || vmscan || compaction || migration) {
 		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM :
-			  vmscan ? MT_MODE_VMSCAN : MT_MODE_COMPACTION;
+			  vmscan ? MT_MODE_VMSCAN : compaction ? MT_MODE_COMPACTION :
+			  MT_MODE_MIGRATION;
 		return check_pressure(o, kernel_leaks, slab, err);
 	}
 	ret = check_combinations(o, kernel_leaks, slab, older_given, err);

@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 		break;
 	}
 	if (opts.mode == MT_MODE_OOM || opts.mode == MT_MODE_RECLAIM ||
-	    opts.mode == MT_MODE_VMSCAN || opts.mode == MT_MODE_COMPACTION)
+	    opts.mode == MT_MODE_VMSCAN || opts.mode == MT_MODE_COMPACTION ||
+	    opts.mode == MT_MODE_MIGRATION)
 		status = pressure_run(&opts);
 	else
 		status = session_run(&opts);

@@ -26,6 +26,7 @@
 #include "pidtab.h"
 #include "vmscan.h"
 #include "compaction.h"
+#include "migration.h"
 
 #define PROG "memtrace-read"
 
@@ -305,6 +306,7 @@ struct pressure {
 	struct reclaim_state *reclaim;
 	struct vmscan *vmscan;
 	struct compaction *compaction;
+	struct migration *migration;
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t kills;
 };
@@ -320,6 +322,10 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 
 	if (p->vmscan) {
 		vmscan_account(p->vmscan, h);
+		return;
+	}
+	if (p->migration) {
+		migration_account(p->migration, h);
 		return;
 	}
 	if (p->compaction) {
@@ -411,14 +417,18 @@ static void refresh_ksyms(struct pressure *p)
 		ksyms_refresh(p->ksyms, &err);
 }
 
-/* Ends an interval of --vmscan: its row. */
-static void vmscan_row(struct pressure *p)
+/* Ends an interval of --vmscan or --migration: its rows. */
+static void interval_rows(struct pressure *p)
 {
 	struct timespec now;
 	char hms[16];
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	clock_hms(time(NULL), hms, sizeof(hms));
+	if (p->migration) {
+		migration_print_rows(stdout, hms, migration_interval(p->migration));
+		return;
+	}
 	refresh_ksyms(p);
 	vmscan_print_row(stdout, hms,
 			 vmscan_interval(p->vmscan, (uint64_t)now.tv_sec * 1000000000ULL +
@@ -427,8 +437,9 @@ static void vmscan_row(struct pressure *p)
 }
 
 /*
- * Event rings for --vmscan and --compaction: a reclaim pass writes a
- * record per LRU batch and per shrinker, compaction one per zone run.
+ * Event rings for --vmscan, --compaction and --migration: a reclaim pass
+ * writes a record per LRU batch and per shrinker, compaction one per zone
+ * run, migration two per batch of pages.
  */
 #define VMSCAN_EVRING_PAGES	64
 
@@ -436,10 +447,12 @@ int pressure_run(const struct mt_options *o)
 {
 	uint32_t want = o->mode == MT_MODE_OOM ? MEMTRACE_EV_OOM :
 			o->mode == MT_MODE_VMSCAN ? MEMTRACE_EV_VMSCAN :
-			o->mode == MT_MODE_COMPACTION ? MEMTRACE_EV_COMPACTION : MEMTRACE_EV_RECLAIM;
+			o->mode == MT_MODE_COMPACTION ? MEMTRACE_EV_COMPACTION :
+			o->mode == MT_MODE_MIGRATION ? MEMTRACE_EV_MIGRATION : MEMTRACE_EV_RECLAIM;
 	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
 			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
-			   o->mode == MT_MODE_COMPACTION ? "--compaction" : "--reclaim";
+			   o->mode == MT_MODE_COMPACTION ? "--compaction" :
+			   o->mode == MT_MODE_MIGRATION ? "--migration" : "--reclaim";
 	struct pressure p = { .o = o };
 	struct memtrace_config cfg;
 	struct evreader er = { 0 };
@@ -461,6 +474,7 @@ int pressure_run(const struct mt_options *o)
 			o->mode == MT_MODE_OOM ? "oom_kill_process cannot be probed" :
 			o->mode == MT_MODE_VMSCAN ? "no vmscan tracepoints" :
 			o->mode == MT_MODE_COMPACTION ? "no compaction tracepoints" :
+			o->mode == MT_MODE_MIGRATION ? "no migration tracepoints" :
 			"no direct reclaim tracepoints");
 		goto out;
 	}
@@ -474,7 +488,7 @@ int pressure_run(const struct mt_options *o)
 			cfg.events |= MEMTRACE_EV_RECLAIM;
 		cfg.evring_pages = VMSCAN_EVRING_PAGES;
 	}
-	if (o->mode == MT_MODE_COMPACTION)
+	if (o->mode == MT_MODE_COMPACTION || o->mode == MT_MODE_MIGRATION)
 		cfg.evring_pages = VMSCAN_EVRING_PAGES;
 	if (device_configure(&dev, &cfg, &err) || device_start(&dev, &err) ||
 	    evreader_open(&er, &dev, &err)) {
@@ -491,6 +505,14 @@ int pressure_run(const struct mt_options *o)
 			goto out;
 		}
 		vmscan_init(p.vmscan, vmscan_mglru_on(VMSCAN_LRU_GEN_PATH));
+	}
+	if (o->mode == MT_MODE_MIGRATION) {
+		p.migration = malloc(sizeof(*p.migration));
+		if (!p.migration) {
+			fprintf(stderr, PROG ": out of memory\n");
+			goto out;
+		}
+		migration_init(p.migration);
 	}
 	if (o->mode == MT_MODE_COMPACTION) {
 		p.compaction = malloc(sizeof(*p.compaction));
@@ -520,6 +542,9 @@ int pressure_run(const struct mt_options *o)
 	} else if (o->mode == MT_MODE_VMSCAN) {
 		printf("Tracing page reclaim every %u s, Ctrl+C to quit.\n", o->interval_s);
 		vmscan_print_head(stdout);
+	} else if (o->mode == MT_MODE_MIGRATION) {
+		printf("Tracing page migration every %u s, Ctrl+C to quit.\n", o->interval_s);
+		migration_print_head(stdout);
 	} else if (o->mode == MT_MODE_COMPACTION) {
 		printf("Tracing compaction, Ctrl+C to quit.\n");
 		compaction_print_head(stdout);
@@ -566,8 +591,8 @@ int pressure_run(const struct mt_options *o)
 				goto stop;
 			}
 		}
-		if (p.vmscan && (!signalled || drain(&p, &er) == 0))
-			vmscan_row(&p);
+		if ((p.vmscan || p.migration) && (!signalled || drain(&p, &er) == 0))
+			interval_rows(&p);
 		if (signalled)
 			break;
 	}
@@ -583,6 +608,8 @@ stop:
 		reclaim_summary(p.reclaim, stdout);
 	if (p.compaction && !status)
 		compaction_print_totals(stdout, p.compaction, o->top);
+	if (p.migration && !status)
+		migration_print_totals(stdout, p.migration, o->top);
 	if (p.vmscan && !status) {
 		refresh_ksyms(&p);
 		vmscan_print_totals(stdout, p.vmscan, o->top, p.ksyms);
@@ -603,5 +630,6 @@ out:
 	free(p.reclaim);
 	free(p.vmscan);
 	free(p.compaction);
+	free(p.migration);
 	return status;
 }

@@ -180,6 +180,7 @@ int main(int argc, char **argv)
 	pressure_tests();
 	vmscan_tests();
 	compaction_tests();
+	migration_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -53,5 +53,6 @@ void spawn_tests(void);
 void pressure_tests(void);
 void vmscan_tests(void);
 void compaction_tests(void);
+void migration_tests(void);
 
 #endif
