@@ -83,6 +83,47 @@ static void mt_pr_comm(char *dst, struct task_struct *t)
 	dst[MEMTRACE_COMM_LEN - 1] = '\0';
 }
 
+/* The head every record of a task's own doing starts with. */
+struct mt_pr_head {
+	struct memtrace_ev_hdr hdr;
+	u64 ts_ns;
+	u32 pid;
+};
+
+/*
+ * A record of type and size on this CPU's ring, with its time and the
+ * current task filled in, or NULL (no session, or dropped and counted);
+ * mt_evring_commit(*erp, ...) publishes it.
+ */
+static void *mt_pr_rec(struct mt_evring **erp, u16 type, u32 size, unsigned long *flags)
+{
+	struct mt_pr_head *r;
+
+	*erp = READ_ONCE(mt_pr.er);
+	if (!*erp)
+		return NULL;
+	r = mt_evring_reserve(*erp, type, size, flags);
+	if (!r)
+		return NULL;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(current);
+	return r;
+}
+
+#define MT_PR_HEAD_OK(type)							\
+	static_assert(offsetof(type, ts_ns) == offsetof(struct mt_pr_head, ts_ns) &&	\
+		      offsetof(type, pid) == offsetof(struct mt_pr_head, pid))
+MT_PR_HEAD_OK(struct memtrace_ev_reclaim);
+MT_PR_HEAD_OK(struct memtrace_ev_kswapd);
+MT_PR_HEAD_OK(struct memtrace_ev_lru_isolate);
+MT_PR_HEAD_OK(struct memtrace_ev_lru_inactive);
+MT_PR_HEAD_OK(struct memtrace_ev_lru_active);
+MT_PR_HEAD_OK(struct memtrace_ev_shrink_slab);
+MT_PR_HEAD_OK(struct memtrace_ev_vmscan_write);
+MT_PR_HEAD_OK(struct memtrace_ev_compact);
+MT_PR_HEAD_OK(struct memtrace_ev_compact_try);
+MT_PR_HEAD_OK(struct memtrace_ev_migrate);
+
 /* ---- OOM kills ---- */
 
 /* The trigger's stack, from the probed function (oom_kill_process) out. */
@@ -226,17 +267,13 @@ MT_CHECK_PROBE(mark_victim, mt_pr_mark_victim)
 static void mt_pr_reclaim(u16 type, u32 flags_ev, int order, gfp_t gfp,
 			  unsigned long nr_reclaimed)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct mt_evring *er;
 	struct memtrace_ev_reclaim *r;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, type, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, type, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	r->flags = flags_ev;
 	mt_pr_comm(r->comm, current);
 	r->order = order;
@@ -279,17 +316,13 @@ static u32 mt_pr_vmscan_flags(void)
 
 static void mt_pr_kswapd(u16 type, int nid, int zid, int order, gfp_t gfp)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct mt_evring *er;
 	struct memtrace_ev_kswapd *r;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, type, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, type, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	r->flags = mt_pr_vmscan_flags();
 	r->nid = nid;
 	r->zid = zid;
@@ -318,17 +351,13 @@ static void mt_pr_lru_isolate_rec(int highest_zoneidx, int order, unsigned long 
 				  unsigned long nr_scanned, unsigned long nr_skipped,
 				  unsigned long nr_taken, int lru)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct mt_evring *er;
 	struct memtrace_ev_lru_isolate *r;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, MEMTRACE_EVT_LRU_ISOLATE, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, MEMTRACE_EVT_LRU_ISOLATE, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	r->flags = mt_pr_vmscan_flags();
 	r->lru = lru;
 	r->highest_zoneidx = highest_zoneidx;
@@ -363,17 +392,13 @@ static void mt_pr_lru_inactive(void *data, int nid, unsigned long nr_scanned,
 			       unsigned long nr_reclaimed, struct reclaim_stat *stat,
 			       int priority, int file)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct mt_evring *er;
 	struct memtrace_ev_lru_inactive *r;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, MEMTRACE_EVT_LRU_INACTIVE, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, MEMTRACE_EVT_LRU_INACTIVE, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	r->flags = mt_pr_vmscan_flags();
 	r->nid = nid;
 	/* 6.12's multi-generational LRU passes the list (LRU_INACTIVE_FILE), not a bool. */
@@ -398,17 +423,13 @@ static void mt_pr_lru_active(void *data, int nid, unsigned long nr_taken,
 			     unsigned long nr_active, unsigned long nr_deactivated,
 			     unsigned long nr_referenced, int priority, int file)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct mt_evring *er;
 	struct memtrace_ev_lru_active *r;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, MEMTRACE_EVT_LRU_ACTIVE, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, MEMTRACE_EVT_LRU_ACTIVE, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	r->flags = mt_pr_vmscan_flags();
 	r->nid = nid;
 	r->file = !!file;
@@ -420,16 +441,14 @@ static void mt_pr_lru_active(void *data, int nid, unsigned long nr_taken,
 	mt_evring_commit(er, r, flags);
 }
 
-static struct memtrace_ev_shrink_slab *mt_pr_slab_rec(struct mt_evring *er, u16 type,
+static struct memtrace_ev_shrink_slab *mt_pr_slab_rec(struct mt_evring **erp, u16 type,
 						      struct shrinker *shr, unsigned long *flags)
 {
 	struct memtrace_ev_shrink_slab *r;
 
-	r = mt_evring_reserve(er, type, sizeof(*r), flags);
+	r = mt_pr_rec(erp, type, sizeof(*r), flags);
 	if (!r)
 		return NULL;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	r->flags = mt_pr_vmscan_flags();
 	/* The shrinker is named by its scan function (CONFIG_SHRINKER_DEBUG's names are off in Debian). */
 	if (mt_pr.kaddr)
@@ -441,13 +460,11 @@ static void mt_pr_slab_start(void *data, struct shrinker *shr, struct shrink_con
 			     long nr_objects_to_shrink, unsigned long cache_items,
 			     unsigned long long delta, unsigned long total_scan, int priority)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
 	struct memtrace_ev_shrink_slab *r;
+	struct mt_evring *er;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_pr_slab_rec(er, MEMTRACE_EVT_SLAB_BEGIN, shr, &flags);
+	r = mt_pr_slab_rec(&er, MEMTRACE_EVT_SLAB_BEGIN, shr, &flags);
 	if (!r)
 		return;
 	r->nid = sc->nid;
@@ -461,13 +478,11 @@ static void mt_pr_slab_start(void *data, struct shrinker *shr, struct shrink_con
 static void mt_pr_slab_end(void *data, struct shrinker *shr, int nid, int shrinker_retval,
 			   long unused_scan_cnt, long new_scan_cnt, long total_scan)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
 	struct memtrace_ev_shrink_slab *r;
+	struct mt_evring *er;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_pr_slab_rec(er, MEMTRACE_EVT_SLAB_END, shr, &flags);
+	r = mt_pr_slab_rec(&er, MEMTRACE_EVT_SLAB_END, shr, &flags);
 	if (!r)
 		return;
 	r->nid = nid;
@@ -479,17 +494,13 @@ static void mt_pr_slab_end(void *data, struct shrinker *shr, int nid, int shrink
 
 static void mt_pr_vmscan_write(void *data, struct folio *folio)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct mt_evring *er;
 	struct memtrace_ev_vmscan_write *r;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, MEMTRACE_EVT_VMSCAN_WRITE, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, MEMTRACE_EVT_VMSCAN_WRITE, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	r->flags = mt_pr_vmscan_flags();
 	/* pageout() holds the folio locked: its size and kind are stable. */
 	r->nr_pages = folio_nr_pages(folio);
@@ -599,18 +610,14 @@ static u32 mt_pr_compact_status(int status)
 static void mt_pr_compact(u16 type, struct compact_control *cc, unsigned long zone_start,
 			  unsigned long zone_end, bool sync, int status)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
 	struct memtrace_ev_compact *r;
+	struct mt_evring *er;
 	struct mt_cc_tail t;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, type, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, type, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	mt_pr_comm(r->comm, current);
 	/* __alloc_pages_direct_compact() compacts under memalloc_noreclaim_save(). */
 	if ((current->flags & PF_MEMALLOC) && !current_is_kswapd())
@@ -649,17 +656,13 @@ static void mt_pr_compact_end(void *data, struct compact_control *cc, unsigned l
 
 static void mt_pr_compact_try(void *data, int order, gfp_t gfp, int prio)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct mt_evring *er;
 	struct memtrace_ev_compact_try *r;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, MEMTRACE_EVT_COMPACT_TRY, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, MEMTRACE_EVT_COMPACT_TRY, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	r->order = order;
 	r->gfp_mask = (__force u32)gfp;
 	r->priority = prio;
@@ -684,17 +687,13 @@ static void mt_pr_migrate(u16 type, int mode, int reason, unsigned long succeede
 			  unsigned long thp_failed, unsigned long thp_split,
 			  unsigned long large_split)
 {
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
+	struct mt_evring *er;
 	struct memtrace_ev_migrate *r;
 	unsigned long flags;
 
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, type, sizeof(*r), &flags);
+	r = mt_pr_rec(&er, type, sizeof(*r), &flags);
 	if (!r)
 		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(current);
 	/* enum migrate_reason only grows at its end: its values are the ABI's. */
 	r->reason = reason;
 	r->mode = mode;
