@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "pressure.h"
+
 void compaction_init(struct compaction *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -37,12 +39,6 @@ const char *compaction_status_name(uint32_t status)
 	};
 
 	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown";
-}
-
-static void comm_copy(char *dst, const char *src)
-{
-	memcpy(dst, src, MEMTRACE_COMM_LEN);
-	dst[MEMTRACE_COMM_LEN] = '\0';
 }
 
 static struct compaction_zone_stats *zone_of(struct compaction *c,
@@ -79,14 +75,6 @@ static struct compaction_staller *staller_of(struct compaction *c, uint32_t pid,
 	return &c->stallers[c->nr_stallers++];
 }
 
-static void clock_hms(time_t when, char *buf, size_t len)
-{
-	struct tm tm;
-
-	if (!localtime_r(&when, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
-		snprintf(buf, len, "??:??:??");
-}
-
 void compaction_print_head(FILE *out)
 {
 	fprintf(out, "%-8s %-16s %-7s %4s %-8s %5s %-5s %9s %-17s %9s %9s\n", "TIME", "COMM",
@@ -105,7 +93,7 @@ static void on_end(struct compaction *c, const struct memtrace_ev_compact *r, ti
 	bool direct = r->flags & MEMTRACE_COMPACT_DIRECT, paired = e != NULL;
 	uint64_t ns = 0;
 
-	comm_copy(comm, r->comm);
+	pressure_comm(comm, r->comm);
 	if (e) {
 		ns = r->ts_ns > e->v[0] ? r->ts_ns - e->v[0] : 0;
 		pidtab_del(&c->open, e);
@@ -144,7 +132,7 @@ static void on_end(struct compaction *c, const struct memtrace_ev_compact *r, ti
 	}
 	if (!out)
 		return;
-	clock_hms(when, hms, sizeof(hms));
+	pressure_hms(when, hms, sizeof(hms));
 	if (paired)
 		snprintf(lat, sizeof(lat), "%9.3f", ns / 1e6);
 	else

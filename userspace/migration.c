@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pressure.h"
+
 void migration_init(struct migration *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -52,8 +54,7 @@ static struct migration_task *task_of(struct migration *m, const struct memtrace
 {
 	char comm[MEMTRACE_COMM_LEN + 1];
 
-	memcpy(comm, r->comm, MEMTRACE_COMM_LEN);
-	comm[MEMTRACE_COMM_LEN] = '\0';
+	pressure_comm(comm, r->comm);
 	for (unsigned int i = 0; i < m->nr_tasks; i++)
 		if (m->tasks[i].pid == r->pid && !strcmp(m->tasks[i].comm, comm))
 			return &m->tasks[i];

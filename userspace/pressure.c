@@ -65,14 +65,13 @@ static const char *constraint_name(uint32_t c)
 	}
 }
 
-/* A name from a record: at most MEMTRACE_COMM_LEN bytes, maybe unterminated. */
-static void comm_of(char *dst, const char *src)
+void pressure_comm(char *dst, const char *src)
 {
 	memcpy(dst, src, MEMTRACE_COMM_LEN);
 	dst[MEMTRACE_COMM_LEN] = '\0';
 }
 
-static void clock_hms(time_t when, char *buf, size_t len)
+void pressure_hms(time_t when, char *buf, size_t len)
 {
 	struct tm tm;
 
@@ -87,9 +86,9 @@ void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, ti
 	const uint64_t *frames = (const uint64_t *)(r + 1);
 	uint32_t nr = r->nr_frames;
 
-	comm_of(trig, r->trigger_comm);
-	comm_of(vict, r->victim_comm);
-	clock_hms(when, hms, sizeof(hms));
+	pressure_comm(trig, r->trigger_comm);
+	pressure_comm(vict, r->victim_comm);
+	pressure_hms(when, hms, sizeof(hms));
 	pressure_loadavg(r->loadavg, load, sizeof(load));
 	fprintf(out, "%s Triggered by PID %" PRIu32 " (\"%s\"), OOM kill of PID %" PRIu32
 		" (\"%s\"), %" PRIu64 " pages, loadavg: %s\n",
@@ -126,7 +125,7 @@ void pressure_print_oom_victim(FILE *out, const struct memtrace_ev_oom_victim *r
 {
 	char comm[MEMTRACE_COMM_LEN + 1];
 
-	comm_of(comm, r->comm);
+	pressure_comm(comm, r->comm);
 	fprintf(out, "\tkilled process %" PRIu32 " (%s) total-vm:%" PRIu64 "kB, anon-rss:%"
 		PRIu64 "kB, file-rss:%" PRIu64 "kB, shmem-rss:%" PRIu64 "kB, UID:%" PRIu32
 		" pgtables:%" PRIu64 "kB oom_score_adj:%d\n",
@@ -236,8 +235,8 @@ static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_rec
 	}
 	lat = r->ts_ns - o->v[0];
 	pidtab_del(&st->open, o);
-	comm_of(comm, r->comm);
-	clock_hms(when, hms, sizeof(hms));
+	pressure_comm(comm, r->comm);
+	pressure_hms(when, hms, sizeof(hms));
 	fprintf(out, "%-8s %-16s %-7" PRIu32 " %9.3f %7" PRIu64 "%s\n", hms, comm, r->pid,
 		lat / 1e6, (uint64_t)r->nr_reclaimed, memcg ? " memcg" : "");
 	for (unsigned int i = 0; i < st->nr_procs; i++)
@@ -424,7 +423,7 @@ static void interval_rows(struct pressure *p)
 	char hms[16];
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	clock_hms(time(NULL), hms, sizeof(hms));
+	pressure_hms(time(NULL), hms, sizeof(hms));
 	if (p->migration) {
 		migration_print_rows(stdout, hms, migration_interval(p->migration));
 		return;

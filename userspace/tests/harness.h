@@ -39,6 +39,11 @@ int self_libc(char *path, size_t len);
 /* Compares text with a golden file; on mismatch prints both as diagnostics. */
 bool same_as_golden(const char *text, const char *golden_name);
 
+struct mt_options;
+struct mt_err;
+/* cli_defaults() and cli_parse() of "memtrace-read" and argc - 1 more arguments (test_pressure.c). */
+int parse_args(struct mt_options *o, struct mt_err *err, int argc, ...);
+
 void cli_tests(void);
 void ksyms_tests(void);
 void snapshot_tests(void);

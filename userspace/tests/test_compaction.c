@@ -5,7 +5,6 @@
  * kcompactd's share of the scanner counts; its lines and command line.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,30 +83,17 @@ static void test_accounting(void)
 	free(c);
 }
 
-static int parse(struct mt_options *o, struct mt_err *err, int argc, ...)
-{
-	char *argv[8] = { "memtrace-read" };
-	va_list ap;
-
-	va_start(ap, argc);
-	for (int i = 1; i < argc && i < 8; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	cli_defaults(o);
-	return cli_parse(argc, argv, o, err);
-}
-
 static void test_cli(void)
 {
 	struct mt_options o;
 	struct mt_err err;
 
-	check(parse(&o, &err, 4, "--compaction", "-T", "5") == 0 &&
+	check(parse_args(&o, &err, 4, "--compaction", "-T", "5") == 0 &&
 	      o.mode == MT_MODE_COMPACTION && o.top == 5, "compaction cli: --compaction -T 5");
-	check(parse(&o, &err, 3, "--compaction", "--vmscan") == -EINVAL &&
+	check(parse_args(&o, &err, 3, "--compaction", "--vmscan") == -EINVAL &&
 	      strstr(err.msg, "--vmscan and --compaction are different modes"),
 	      "compaction cli: one mode (%s)", err.msg);
-	check(parse(&o, &err, 4, "--compaction", "-p", "1") == -EINVAL &&
+	check(parse_args(&o, &err, 4, "--compaction", "-p", "1") == -EINVAL &&
 	      strstr(err.msg, "--compaction reports memory pressure events"),
 	      "compaction cli: not with -p");
 }

@@ -4,7 +4,6 @@
  * per task, NUMA balancing's share; its rows, totals and command line.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,31 +77,18 @@ static void test_accounting(void)
 	free(m);
 }
 
-static int parse(struct mt_options *o, struct mt_err *err, int argc, ...)
-{
-	char *argv[8] = { "memtrace-read" };
-	va_list ap;
-
-	va_start(ap, argc);
-	for (int i = 1; i < argc && i < 8; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	cli_defaults(o);
-	return cli_parse(argc, argv, o, err);
-}
-
 void migration_tests(void)
 {
 	struct mt_options o;
 	struct mt_err err;
 
 	test_accounting();
-	check(parse(&o, &err, 4, "--migration", "2", "3") == 0 && o.mode == MT_MODE_MIGRATION &&
+	check(parse_args(&o, &err, 4, "--migration", "2", "3") == 0 && o.mode == MT_MODE_MIGRATION &&
 	      o.interval_s == 2 && o.count == 3, "migration cli: --migration 2 3");
-	check(parse(&o, &err, 3, "--migration", "--oom") == -EINVAL &&
+	check(parse_args(&o, &err, 3, "--migration", "--oom") == -EINVAL &&
 	      strstr(err.msg, "--oom and --migration are different modes"),
 	      "migration cli: one mode (%s)", err.msg);
-	check(parse(&o, &err, 4, "--migration", "-c", "true") == -EINVAL &&
+	check(parse_args(&o, &err, 4, "--migration", "-c", "true") == -EINVAL &&
 	      strstr(err.msg, "--migration reports memory pressure events"),
 	      "migration cli: not with -c");
 }

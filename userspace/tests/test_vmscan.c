@@ -6,7 +6,6 @@
  * shrinker calls paired by task; its command line and output.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,33 +208,20 @@ static void test_pidtab(void)
 	free(t);
 }
 
-static int parse(struct mt_options *o, struct mt_err *err, int argc, ...)
-{
-	char *argv[8] = { "memtrace-read" };
-	va_list ap;
-
-	va_start(ap, argc);
-	for (int i = 1; i < argc && i < 8; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	cli_defaults(o);
-	return cli_parse(argc, argv, o, err);
-}
-
 static void test_cli(void)
 {
 	struct mt_options o;
 	struct mt_err err;
 
-	check(parse(&o, &err, 6, "--vmscan", "-T", "3", "2", "5") == 0 &&
+	check(parse_args(&o, &err, 6, "--vmscan", "-T", "3", "2", "5") == 0 &&
 	      o.mode == MT_MODE_VMSCAN && o.top == 3 && o.interval_s == 2 && o.count == 5,
 	      "vmscan cli: --vmscan -T 3 2 5");
-	check(parse(&o, &err, 3, "--vmscan", "--reclaim") == -EINVAL &&
+	check(parse_args(&o, &err, 3, "--vmscan", "--reclaim") == -EINVAL &&
 	      strstr(err.msg, "different modes"), "vmscan cli: one mode (%s)", err.msg);
-	check(parse(&o, &err, 4, "--vmscan", "-p", "1") == -EINVAL &&
+	check(parse_args(&o, &err, 4, "--vmscan", "-p", "1") == -EINVAL &&
 	      strstr(err.msg, "--vmscan reports memory pressure events") &&
 	      strstr(err.msg, "-p"), "vmscan cli: not with -p (%s)", err.msg);
-	check(parse(&o, &err, 4, "--vmscan", "-c", "true") == -EINVAL &&
+	check(parse_args(&o, &err, 4, "--vmscan", "-c", "true") == -EINVAL &&
 	      strstr(err.msg, "-c"), "vmscan cli: not with -c");
 }
 
