@@ -27,21 +27,11 @@ OUT=/tmp/vmscan.out
 MNT=/mnt/vmscan-ext4
 IMG=/tmp/vmscan-ext4.img
 
-loaded=
-for m in crc16 mbcache jbd2 crc32c_generic ext4 loop; do
-	[ -f "/memtrace/$m.ko" ] && insmod "/memtrace/$m.ko" 2>/dev/null && loaded="$m $loaded"
-done
 cleanup() {
-	umount "$MNT" 2>/dev/null
-	rm -f "$IMG"
-	for m in $loaded; do
-		rmmod "$m" 2>/dev/null
-	done
+	ext4_image_umount "$IMG" "$MNT"
 	rmdir "$CG/mtvmscan" 2>/dev/null
 }
-mkdir -p "$MNT"
-if ! { [ -f /data/soak-ext4.img.gz ] && gunzip -c /data/soak-ext4.img.gz >"$IMG" &&
-       mount -o loop -t ext4 "$IMG" "$MNT"; }; then
+if ! ext4_image_mount "$IMG" "$MNT"; then
 	skip "--vmscan: reclaim of page cache" "no ext4 image on a loop device"
 	cleanup
 	unload_memtrace

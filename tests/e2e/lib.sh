@@ -401,3 +401,27 @@ counters_still() {
 	sleep 2
 	[ "$_still" = "$("$1")" ]
 }
+
+# ext4_image_mount IMG MNT: ext4 on a loop device at MNT, from the soak's
+# image (/data/soak-ext4.img.gz) copied to IMG: page cache that reclaim
+# can drop (the guest's own files are in RAM, and it has no swap).  Loads
+# Debian's ext4 and loop modules where they are modules (EXT4_MODULES:
+# the ones it loaded).  Returns non-zero if it cannot.
+ext4_image_mount() {
+	EXT4_MODULES=
+	for _m in crc16 mbcache jbd2 crc32c_generic ext4 loop; do
+		[ -f "/memtrace/$_m.ko" ] && insmod "/memtrace/$_m.ko" 2>/dev/null &&
+			EXT4_MODULES="$_m $EXT4_MODULES"
+	done
+	mkdir -p "$2"
+	[ -f /data/soak-ext4.img.gz ] && gunzip -c /data/soak-ext4.img.gz >"$1" &&
+		mount -o loop -t ext4 "$1" "$2"
+}
+# ext4_image_umount IMG MNT: unmounts it, removes IMG and the modules it loaded.
+ext4_image_umount() {
+	umount "$2" 2>/dev/null
+	rm -f "$1"
+	for _m in $EXT4_MODULES; do
+		rmmod "$_m" 2>/dev/null
+	done
+}
