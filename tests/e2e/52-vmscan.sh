@@ -4,7 +4,7 @@
 # reader running, busybox cat reads a 40 MiB file from ext4 (on a loop
 # device) in a memcg of memory.max 8M, which reclaims its own page cache;
 # then cat reads it again outside any memcg, filling the page cache, and
-# memhog writes as much anonymous memory as is available, so kswapd (and
+# memhog writes anonymous memory past the watermarks, so kswapd (and
 # maybe the allocating task) reclaims that cache guest-wide.  Over the whole
 # run, with the guest quiet at both ends, every total the reader prints in
 # /proc/vmstat's terms must equal the growth of that counter: pages
@@ -71,14 +71,17 @@ sh -c "echo \$\$ >$CG/mtvmscan/cgroup.procs && exec cat $MNT/big" >/dev/null
 memcg_events=$(awk '$1 == "max" { print $2 }' "$CG/mtvmscan/memory.events")
 # Guest-wide: 40 MiB of page cache, then anonymous memory past what is free.
 cat "$MNT/big" >/dev/null
-# MemAvailable counts free memory above the watermarks and half the page
-# cache as the kernel estimates it: writing that much makes kswapd (and
-# maybe the writer) reclaim cache, with cache left over.  Free memory
-# alone would count the watermarks' reserve, which khugepaged raises to
-# tens of MiB: an OOM kill, not reclaim.
-avail_mib=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
-hog=$((avail_mib - 2))
-diag "MemAvailable ${avail_mib} MiB: memhog writes $hog MiB"
+# Free memory above the zones' high watermarks, plus half the file cache:
+# writing that much takes free memory below the watermarks by half the
+# cache, which kswapd (and maybe the writer) must reclaim, with cache left
+# over.  Free memory alone would count the watermarks' reserve, which
+# khugepaged raises to tens of MiB (an OOM kill, not reclaim); the
+# kernel's MemAvailable estimate stays above the watermarks (no reclaim).
+free_kb=$(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo)
+file_kb=$(awk '$1 == "Active(file):" || $1 == "Inactive(file):" { n += $2 } END { print n + 0 }' /proc/meminfo)
+high_kb=$(awk '$1 == "high" { n += $2 } END { print n * 4 }' /proc/zoneinfo)
+hog=$(((free_kb - high_kb + file_kb / 2) / 1024))
+diag "MemFree $((free_kb / 1024)) MiB, high watermarks $((high_kb / 1024)) MiB, file cache $((file_kb / 1024)) MiB: memhog writes $hog MiB"
 hog_failed=
 memhog "$hog" >/dev/null || hog_failed="memhog exited $?"
 
