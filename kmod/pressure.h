@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Memory pressure events (MEMTRACE_EV_PRESSURE): OOM kills and direct
- * reclaim, written as records into the per-CPU event rings (evring.h).
+ * Memory pressure events (MEMTRACE_EV_PRESSURE): OOM kills, direct
+ * reclaim and page reclaim's work (vmscan), written as records into the
+ * per-CPU event rings (evring.h).
  * Unlike the allocation hooks they record what happened, not what is
  * live: no table, no stack table, nothing but the ring.
  */
@@ -15,7 +16,7 @@ struct pid_namespace;
 
 /* Find the tracepoints and functions at load. */
 int mt_pressure_init(void);
-/* MEMTRACE_EV_OOM / _RECLAIM this kernel has hooks for. */
+/* MEMTRACE_EV_OOM / _RECLAIM / _VMSCAN this kernel has hooks for. */
 u32 mt_pressure_available(void);
 /*
  * Attach the hooks of events, writing into er.  Task ids are numbered in

@@ -21,13 +21,16 @@
 #           module.sig_enforce=1, a short run of its own (lockdown refuses
 #           debugfs, so it has no kmemleak check).  Two guests run at a
 #           time (the debug one beside the others, in turn); their output
-#           is shown in order when all are done (build/logs/guest-LABEL.out)
+#           is shown in order when all are done (build/logs/guest-LABEL.out).
+#           6.1-numa, 6.12-numa, debug-numa: those kernels with two NUMA
+#           nodes, running only what needs them (54-migration.sh)
 #   fuzz    not by default (make fuzz): tests/e2e/80-fuzz.sh alone on the
 #           debug kernel for FUZZ_SECONDS (default 900)
 #
 # Environment:
 #   CHECK_STAGES   stages to run (default "unit build install debug guest")
-#   CHECK_GUESTS   guests to run (default "6.1 6.12 debug lockdown")
+#   CHECK_GUESTS   guests to run (default "6.1 6.12 debug lockdown 6.1-numa
+#                  6.12-numa debug-numa")
 # Logs: build/logs/ (check.tap has every result line).
 set -u
 export LC_ALL=C
@@ -40,7 +43,7 @@ mkdir -p "$LOGS"
 TAP=$LOGS/check.tap
 : >"$TAP"
 STAGES=${CHECK_STAGES:-unit build install debug guest}
-GUESTS=${CHECK_GUESTS:-6.1 6.12 debug lockdown}
+GUESTS=${CHECK_GUESTS:-6.1 6.12 debug lockdown 6.1-numa 6.12-numa debug-numa}
 # Command-line variables of a parent make (make check KDIR=...) must not leak
 # into the builds below.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M
@@ -236,9 +239,15 @@ fi
 # guest_args LABEL: set args to run-guest.sh's arguments for guest LABEL, or
 # print why it cannot run (a "not ok" line) and return 1.
 guest_args() {
-	local l=$1 kv img tl
+	local l=$1 kv img tl numa= label=$1 scripts="$top/tests/e2e/*.sh"
+	# LABEL-numa: that kernel with two NUMA nodes, for the script that needs
+	# them (54-migration.sh; the other guests skip it); the debug kernel has
+	# no ACPI to learn qemu's nodes from, so it makes them up (numa=fake).
+	case $l in
+	*-numa) numa=${l%-numa}; l=$numa; scripts=$top/tests/e2e/54-migration.sh ;;
+	esac
 	kv=${KVER_OF[$l]:-}
-	args=(--label "$l" --scripts "$top/tests/e2e/*.sh")
+	args=(--label "$label" --scripts "$scripts")
 	case $l in
 	debug)
 		img=${DEBUG_TREE:+$DEBUG_TREE/arch/x86/boot/bzImage}
@@ -282,6 +291,13 @@ guest_args() {
 		return 1
 	fi
 	args+=(--kernel "$img" --ko-dir "$B/kmod-$kv")
+	if [ -n "$numa" ]; then
+		if [ "$numa" = debug ]; then
+			args+=(--append numa=fake=2)
+		else
+			args+=(--numa 2)
+		fi
+	fi
 	if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ]; }; then
 		[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
 	fi

@@ -38,6 +38,9 @@ enum {
 	OPT_MEMLEAK_FORMAT,
 	OPT_FRAME_ADDRESSES,
 	OPT_WA_MISSING_FREE,
+	OPT_VMSCAN,
+	OPT_COMPACTION,
+	OPT_MIGRATION,
 };
 
 /*
@@ -53,6 +56,9 @@ static const struct option long_options[] = {
 	{ "slab",		no_argument,		NULL, OPT_SLAB },
 	{ "oom",		no_argument,		NULL, OPT_OOM },
 	{ "reclaim",		no_argument,		NULL, OPT_RECLAIM },
+	{ "vmscan",		no_argument,		NULL, OPT_VMSCAN },
+	{ "compaction",		no_argument,		NULL, OPT_COMPACTION },
+	{ "migration",		no_argument,		NULL, OPT_MIGRATION },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
@@ -104,7 +110,8 @@ void cli_defaults(struct mt_options *o)
 void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-"usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim]\n"
+"usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
+"       --vmscan | --compaction | --migration]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
@@ -132,6 +139,19 @@ void cli_usage(FILE *out, const char *prog)
 "  --reclaim             each direct (and memcg) reclaim, as drsnoop(8): task,\n"
 "                        latency, pages reclaimed; a latency histogram per\n"
 "                        process at the end\n"
+"  --vmscan              page reclaim's work each interval, as vmscan(8): kswapd\n"
+"                        runs and time awake, direct and memcg reclaims and\n"
+"                        their time, pages scanned and reclaimed (anon, file),\n"
+"                        writeback from reclaim, the -T slowest slab shrinkers;\n"
+"                        totals per reclaimer and LRU list at the end\n"
+"  --compaction          each zone's compaction run, as compactsnoop(8): task,\n"
+"                        node, zone, order, mode, latency, outcome, pages\n"
+"                        scanned; at the end, runs per zone and order and the\n"
+"                        -T tasks that stalled longest in direct compaction\n"
+"  --migration           page migration each interval, per reason (compaction,\n"
+"                        migrate_pages(2), mbind, NUMA balancing, ...): calls,\n"
+"                        pages migrated and failed, THPs, time; totals per\n"
+"                        reason and the -T tasks that migrated most at the end\n"
 "\n"
 "positional arguments:\n"
 "  interval              interval in seconds to print reports (default 5,\n"
@@ -367,13 +387,17 @@ static const char *bad_option_text(char **argv, int argc, char *buf, size_t len)
 }
 
 /*
- * --oom and --reclaim report events, not allocations: only interval and
- * count apply (and -T for --reclaim's histograms).
+ * --oom, --reclaim and --vmscan report events, not allocations: only
+ * interval and count apply (and -T for --reclaim's histograms and
+ * --vmscan's shrinkers).
  */
 static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool slab,
 			  struct mt_err *err)
 {
-	const char *mode = o->mode == MT_MODE_OOM ? "--oom" : "--reclaim";
+	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
+			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
+			   o->mode == MT_MODE_COMPACTION ? "--compaction" :
+			   o->mode == MT_MODE_MIGRATION ? "--migration" : "--reclaim";
 	const char *other = NULL;
 
 	if (kernel_leaks || slab)
@@ -548,6 +572,7 @@ void cli_free(struct mt_options *o)
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 {
 	bool kernel_leaks = false, slab = false, older_given = false, oom = false, reclaim = false;
+	bool vmscan = false, compaction = false, migration = false;
 	unsigned int positional = 0;
 	uint64_t v;
 	char optbuf[8];
@@ -575,6 +600,15 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_RECLAIM:
 			reclaim = true;
+			break;
+		case OPT_VMSCAN:
+			vmscan = true;
+			break;
+		case OPT_COMPACTION:
+			compaction = true;
+			break;
+		case OPT_MIGRATION:
+			migration = true;
 			break;
 		case 'p':
 			ret = number_arg("PID (-p)", optarg, 1, 0x7fffffff, &v, err);
@@ -741,10 +775,16 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			return ret;
 	}
 
-	if (oom && reclaim)
-		return mt_errf(err, EINVAL, "--oom and --reclaim are different modes: choose one");
-	if (oom || reclaim) {
-		o->mode = oom ? MT_MODE_OOM : MT_MODE_RECLAIM;
+	if (oom + reclaim + vmscan + compaction + migration > 1)
+		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
+			       oom ? "--oom" : reclaim ? "--reclaim" : vmscan ? "--vmscan" :
+			       "--compaction",
+			       migration ? "--migration" : compaction ? "--compaction" :
+			       vmscan ? "--vmscan" : "--reclaim");
+	if (oom || reclaim || vmscan || compaction || migration) {
+		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM :
+			  vmscan ? MT_MODE_VMSCAN : compaction ? MT_MODE_COMPACTION :
+			  MT_MODE_MIGRATION;
 		return check_pressure(o, kernel_leaks, slab, err);
 	}
 	ret = check_combinations(o, kernel_leaks, slab, older_given, err);

@@ -23,6 +23,9 @@ enum mt_mode {
 	MT_MODE_USER,		/* -p / -c: one process's allocations, through uprobes */
 	MT_MODE_OOM,		/* --oom: OOM kills, as oomkill(8) */
 	MT_MODE_RECLAIM,	/* --reclaim: direct reclaim, as drsnoop(8) */
+	MT_MODE_VMSCAN,		/* --vmscan: page reclaim's work per interval, as vmscan(8) */
+	MT_MODE_COMPACTION,	/* --compaction: compaction runs, as compactsnoop(8) */
+	MT_MODE_MIGRATION,	/* --migration: page migration per interval and reason */
 };
 
 enum mt_sort {

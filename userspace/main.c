@@ -32,7 +32,9 @@ int main(int argc, char **argv)
 	case MT_ACTION_RUN:
 		break;
 	}
-	if (opts.mode == MT_MODE_OOM || opts.mode == MT_MODE_RECLAIM)
+	if (opts.mode == MT_MODE_OOM || opts.mode == MT_MODE_RECLAIM ||
+	    opts.mode == MT_MODE_VMSCAN || opts.mode == MT_MODE_COMPACTION ||
+	    opts.mode == MT_MODE_MIGRATION)
 		status = pressure_run(&opts);
 	else
 		status = session_run(&opts);

@@ -23,6 +23,10 @@
 #include "device.h"
 #include "evreader.h"
 #include "ksyms.h"
+#include "pidtab.h"
+#include "vmscan.h"
+#include "compaction.h"
+#include "migration.h"
 
 #define PROG "memtrace-read"
 
@@ -61,14 +65,13 @@ static const char *constraint_name(uint32_t c)
 	}
 }
 
-/* A name from a record: at most MEMTRACE_COMM_LEN bytes, maybe unterminated. */
-static void comm_of(char *dst, const char *src)
+void pressure_comm(char *dst, const char *src)
 {
 	memcpy(dst, src, MEMTRACE_COMM_LEN);
 	dst[MEMTRACE_COMM_LEN] = '\0';
 }
 
-static void clock_hms(time_t when, char *buf, size_t len)
+void pressure_hms(time_t when, char *buf, size_t len)
 {
 	struct tm tm;
 
@@ -83,9 +86,9 @@ void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, ti
 	const uint64_t *frames = (const uint64_t *)(r + 1);
 	uint32_t nr = r->nr_frames;
 
-	comm_of(trig, r->trigger_comm);
-	comm_of(vict, r->victim_comm);
-	clock_hms(when, hms, sizeof(hms));
+	pressure_comm(trig, r->trigger_comm);
+	pressure_comm(vict, r->victim_comm);
+	pressure_hms(when, hms, sizeof(hms));
 	pressure_loadavg(r->loadavg, load, sizeof(load));
 	fprintf(out, "%s Triggered by PID %" PRIu32 " (\"%s\"), OOM kill of PID %" PRIu32
 		" (\"%s\"), %" PRIu64 " pages, loadavg: %s\n",
@@ -122,7 +125,7 @@ void pressure_print_oom_victim(FILE *out, const struct memtrace_ev_oom_victim *r
 {
 	char comm[MEMTRACE_COMM_LEN + 1];
 
-	comm_of(comm, r->comm);
+	pressure_comm(comm, r->comm);
 	fprintf(out, "\tkilled process %" PRIu32 " (%s) total-vm:%" PRIu64 "kB, anon-rss:%"
 		PRIu64 "kB, file-rss:%" PRIu64 "kB, shmem-rss:%" PRIu64 "kB, UID:%" PRIu32
 		" pgtables:%" PRIu64 "kB oom_score_adj:%d\n",
@@ -179,14 +182,8 @@ static char *cgroup2_root(void)
 
 /* ---- --reclaim: begin/end pairs, per-process latency ---- */
 
-#define RECLAIM_TASKS	4096	/* reclaims in flight, by task */
 #define RECLAIM_PROCS	256	/* processes in the summary */
 #define HIST_SLOTS	40
-
-struct reclaim_open {
-	uint32_t pid;		/* 0: free */
-	uint64_t ts;
-};
 
 struct reclaim_proc {
 	uint32_t pid;
@@ -196,46 +193,13 @@ struct reclaim_proc {
 };
 
 struct reclaim_state {
-	struct reclaim_open open[RECLAIM_TASKS];
+	struct pidtab open;		/* reclaims in flight: v[0] the begin's time */
 	struct reclaim_proc procs[RECLAIM_PROCS];
 	unsigned int nr_procs;
 	uint64_t events[2], pages[2];	/* [0] direct, [1] memcg */
 	uint64_t unpaired;		/* ends without their begin (lost, or begun before start) */
 	uint64_t procs_full;
 };
-
-static struct reclaim_open *reclaim_slot(struct reclaim_state *st, uint32_t pid, bool make)
-{
-	for (unsigned int i = 0, h = pid % RECLAIM_TASKS; i < RECLAIM_TASKS; i++) {
-		struct reclaim_open *o = &st->open[(h + i) % RECLAIM_TASKS];
-
-		if (o->pid == pid)
-			return o;
-		if (!o->pid)
-			return make ? o : NULL;
-	}
-	return NULL;
-}
-
-static void reclaim_close(struct reclaim_state *st, struct reclaim_open *o)
-{
-	/* Backward-shift deletion keeps every probe chain whole. */
-	unsigned int i = (unsigned int)(o - st->open), j = i;
-
-	for (;;) {
-		unsigned int home;
-
-		j = (j + 1) % RECLAIM_TASKS;
-		if (!st->open[j].pid)
-			break;
-		home = st->open[j].pid % RECLAIM_TASKS;
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			st->open[i] = st->open[j];
-			i = j;
-		}
-	}
-	st->open[i].pid = 0;
-}
 
 static unsigned int log2_slot(uint64_t us)
 {
@@ -252,16 +216,15 @@ static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_rec
 			  time_t when, FILE *out)
 {
 	bool memcg = r->flags & MEMTRACE_RECLAIM_MEMCG;
-	struct reclaim_open *o = reclaim_slot(st, r->pid, r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN);
+	struct pidtab_ent *o = pidtab_get(&st->open, r->pid,
+					  r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN);
 	struct reclaim_proc *p = NULL;
 	char comm[MEMTRACE_COMM_LEN + 1], hms[16];
 	uint64_t lat;
 
 	if (r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN) {
-		if (o) {
-			o->pid = r->pid;
-			o->ts = r->ts_ns;
-		}
+		if (o)
+			o->v[0] = r->ts_ns;
 		return;
 	}
 	st->events[memcg]++;
@@ -270,10 +233,10 @@ static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_rec
 		st->unpaired++;
 		return;
 	}
-	lat = r->ts_ns - o->ts;
-	reclaim_close(st, o);
-	comm_of(comm, r->comm);
-	clock_hms(when, hms, sizeof(hms));
+	lat = r->ts_ns - o->v[0];
+	pidtab_del(&st->open, o);
+	pressure_comm(comm, r->comm);
+	pressure_hms(when, hms, sizeof(hms));
 	fprintf(out, "%-8s %-16s %-7" PRIu32 " %9.3f %7" PRIu64 "%s\n", hms, comm, r->pid,
 		lat / 1e6, (uint64_t)r->nr_reclaimed, memcg ? " memcg" : "");
 	for (unsigned int i = 0; i < st->nr_procs; i++)
@@ -340,6 +303,9 @@ struct pressure {
 	struct ksyms *ksyms;
 	char *cgroot;
 	struct reclaim_state *reclaim;
+	struct vmscan *vmscan;
+	struct compaction *compaction;
+	struct migration *migration;
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t kills;
 };
@@ -353,6 +319,22 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 {
 	struct pressure *p = ctx;
 
+	if (p->vmscan) {
+		vmscan_account(p->vmscan, h);
+		return;
+	}
+	if (p->migration) {
+		migration_account(p->migration, h);
+		return;
+	}
+	if (p->compaction) {
+		uint64_t ts;
+
+		/* Every record's time follows its header (evreader.h). */
+		memcpy(&ts, h + 1, sizeof(ts));
+		compaction_account(p->compaction, h, wall_of(p, ts), stdout);
+		return;
+	}
 	switch (h->type) {
 	case MEMTRACE_EVT_OOM_KILL: {
 		const struct memtrace_ev_oom_kill *r = (const void *)h;
@@ -425,10 +407,51 @@ static void print_lost(const struct evreader *er)
 	printf("\n");
 }
 
+/* Shrinkers are named from /proc/kallsyms as it is now (modules come and go). */
+static void refresh_ksyms(struct pressure *p)
+{
+	struct mt_err err;
+
+	if (p->ksyms)
+		ksyms_refresh(p->ksyms, &err);
+}
+
+/* Ends an interval of --vmscan or --migration: its rows. */
+static void interval_rows(struct pressure *p)
+{
+	struct timespec now;
+	char hms[16];
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pressure_hms(time(NULL), hms, sizeof(hms));
+	if (p->migration) {
+		migration_print_rows(stdout, hms, migration_interval(p->migration));
+		return;
+	}
+	refresh_ksyms(p);
+	vmscan_print_row(stdout, hms,
+			 vmscan_interval(p->vmscan, (uint64_t)now.tv_sec * 1000000000ULL +
+					 (uint64_t)now.tv_nsec),
+			 p->o->top, p->ksyms);
+}
+
+/*
+ * Event rings for --vmscan, --compaction and --migration: a reclaim pass
+ * writes a record per LRU batch and per shrinker, compaction one per zone
+ * run, migration two per batch of pages.
+ */
+#define VMSCAN_EVRING_PAGES	64
+
 int pressure_run(const struct mt_options *o)
 {
-	uint32_t want = o->mode == MT_MODE_OOM ? MEMTRACE_EV_OOM : MEMTRACE_EV_RECLAIM;
-	const char *mode = o->mode == MT_MODE_OOM ? "--oom" : "--reclaim";
+	uint32_t want = o->mode == MT_MODE_OOM ? MEMTRACE_EV_OOM :
+			o->mode == MT_MODE_VMSCAN ? MEMTRACE_EV_VMSCAN :
+			o->mode == MT_MODE_COMPACTION ? MEMTRACE_EV_COMPACTION :
+			o->mode == MT_MODE_MIGRATION ? MEMTRACE_EV_MIGRATION : MEMTRACE_EV_RECLAIM;
+	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
+			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
+			   o->mode == MT_MODE_COMPACTION ? "--compaction" :
+			   o->mode == MT_MODE_MIGRATION ? "--migration" : "--reclaim";
 	struct pressure p = { .o = o };
 	struct memtrace_config cfg;
 	struct evreader er = { 0 };
@@ -448,6 +471,9 @@ int pressure_run(const struct mt_options *o)
 			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
 			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
 			o->mode == MT_MODE_OOM ? "oom_kill_process cannot be probed" :
+			o->mode == MT_MODE_VMSCAN ? "no vmscan tracepoints" :
+			o->mode == MT_MODE_COMPACTION ? "no compaction tracepoints" :
+			o->mode == MT_MODE_MIGRATION ? "no migration tracepoints" :
 			"no direct reclaim tracepoints");
 		goto out;
 	}
@@ -455,6 +481,14 @@ int pressure_run(const struct mt_options *o)
 	cfg.size = sizeof(cfg);
 	cfg.events = want;
 	cfg.stack_depth = MEMTRACE_MAX_FRAMES;
+	if (o->mode == MT_MODE_VMSCAN) {
+		/* Reclaims' begins and ends say whose the scans are (memcg or not). */
+		if (dev.version.features & MEMTRACE_EV_RECLAIM)
+			cfg.events |= MEMTRACE_EV_RECLAIM;
+		cfg.evring_pages = VMSCAN_EVRING_PAGES;
+	}
+	if (o->mode == MT_MODE_COMPACTION || o->mode == MT_MODE_MIGRATION)
+		cfg.evring_pages = VMSCAN_EVRING_PAGES;
 	if (device_configure(&dev, &cfg, &err) || device_start(&dev, &err) ||
 	    evreader_open(&er, &dev, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
@@ -463,6 +497,30 @@ int pressure_run(const struct mt_options *o)
 	p.ksyms = ksyms_new(NULL);
 	p.cgroot = cgroup2_root();
 	p.mono_to_real_ns = mono_to_real();
+	if (o->mode == MT_MODE_VMSCAN) {
+		p.vmscan = malloc(sizeof(*p.vmscan));
+		if (!p.vmscan) {
+			fprintf(stderr, PROG ": out of memory\n");
+			goto out;
+		}
+		vmscan_init(p.vmscan, vmscan_mglru_on(VMSCAN_LRU_GEN_PATH));
+	}
+	if (o->mode == MT_MODE_MIGRATION) {
+		p.migration = malloc(sizeof(*p.migration));
+		if (!p.migration) {
+			fprintf(stderr, PROG ": out of memory\n");
+			goto out;
+		}
+		migration_init(p.migration);
+	}
+	if (o->mode == MT_MODE_COMPACTION) {
+		p.compaction = malloc(sizeof(*p.compaction));
+		if (!p.compaction) {
+			fprintf(stderr, PROG ": out of memory\n");
+			goto out;
+		}
+		compaction_init(p.compaction);
+	}
 	if (o->mode == MT_MODE_RECLAIM) {
 		p.reclaim = calloc(1, sizeof(*p.reclaim));
 		if (!p.reclaim) {
@@ -478,11 +536,21 @@ int pressure_run(const struct mt_options *o)
 		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		goto out;
 	}
-	if (o->mode == MT_MODE_OOM)
+	if (o->mode == MT_MODE_OOM) {
 		printf("Tracing OOM kills, Ctrl+C to quit.\n");
-	else
+	} else if (o->mode == MT_MODE_VMSCAN) {
+		printf("Tracing page reclaim every %u s, Ctrl+C to quit.\n", o->interval_s);
+		vmscan_print_head(stdout);
+	} else if (o->mode == MT_MODE_MIGRATION) {
+		printf("Tracing page migration every %u s, Ctrl+C to quit.\n", o->interval_s);
+		migration_print_head(stdout);
+	} else if (o->mode == MT_MODE_COMPACTION) {
+		printf("Tracing compaction, Ctrl+C to quit.\n");
+		compaction_print_head(stdout);
+	} else {
 		printf("Tracing direct reclaim, Ctrl+C to quit.\n%-8s %-16s %-7s %9s %7s\n",
 		       "TIME", "COMM", "PID", "LAT(ms)", "PAGES");
+	}
 	fflush(stdout);
 	status = 0;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -522,6 +590,8 @@ int pressure_run(const struct mt_options *o)
 				goto stop;
 			}
 		}
+		if ((p.vmscan || p.migration) && (!signalled || drain(&p, &er) == 0))
+			interval_rows(&p);
 		if (signalled)
 			break;
 	}
@@ -535,6 +605,14 @@ stop:
 		status = 1;
 	if (p.reclaim && !status)
 		reclaim_summary(p.reclaim, stdout);
+	if (p.compaction && !status)
+		compaction_print_totals(stdout, p.compaction, o->top);
+	if (p.migration && !status)
+		migration_print_totals(stdout, p.migration, o->top);
+	if (p.vmscan && !status) {
+		refresh_ksyms(&p);
+		vmscan_print_totals(stdout, p.vmscan, o->top, p.ksyms);
+	}
 	if (er.map) {
 		if (o->mode == MT_MODE_OOM)
 			printf("%" PRIu64 " OOM kills\n", p.kills);
@@ -549,5 +627,8 @@ out:
 	ksyms_free(p.ksyms);
 	free(p.cgroot);
 	free(p.reclaim);
+	free(p.vmscan);
+	free(p.compaction);
+	free(p.migration);
 	return status;
 }

@@ -26,17 +26,10 @@ stop_reader() {
 	wait "$READER"
 }
 
-# ext4 on a loop device, as the soak has it: page cache that reclaim can
-# drop (the guest's own files are in RAM, and it has no swap).  Its
-# modules come and go under the reader: a session of pressure events
-# alone has no allocation tables for the module notifier to update.
-loaded=
-for m in crc16 mbcache jbd2 crc32c_generic ext4 loop; do
-	[ -f "/memtrace/$m.ko" ] && insmod "/memtrace/$m.ko" 2>/dev/null && loaded="$m $loaded"
-done
-mkdir -p "$MNT"
-if ! { [ -f /data/soak-ext4.img.gz ] && gunzip -c /data/soak-ext4.img.gz >"$IMG" &&
-       mount -o loop -t ext4 "$IMG" "$MNT"; }; then
+# ext4 on a loop device, as the soak has it.  Its modules come and go
+# under the reader: a session of pressure events alone has no allocation
+# tables for the module notifier to update.
+if ! ext4_image_mount "$IMG" "$MNT"; then
 	skip "--reclaim: memcg reclaim of page cache" "no ext4 image on a loop device"
 	stop_reader
 	unload_memtrace
@@ -48,7 +41,7 @@ echo 3 >/proc/sys/vm/drop_caches
 if ! new_memcg mtreclaim 8M; then
 	skip "--reclaim: memcg reclaim of page cache" "no cgroup2 memory controller"
 	stop_reader
-	umount "$MNT"
+	ext4_image_umount "$IMG" "$MNT"
 	unload_memtrace
 	exit 0
 fi
@@ -61,11 +54,7 @@ CAT=$!
 wait "$CAT"
 max1=$(stat_of memory.events max)
 steal1=$(stat_of memory.stat pgsteal_direct)
-umount "$MNT"
-rm -f "$IMG"
-for m in $loaded; do
-	rmmod "$m" 2>/dev/null
-done
+ext4_image_umount "$IMG" "$MNT"
 check_eq "--reclaim: still tracing after modules came and went" running \
 	"$(kill -0 "$READER" 2>/dev/null && echo running)"
 stop_reader

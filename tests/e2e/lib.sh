@@ -379,3 +379,60 @@ start_pressure_reader() {
 	fi
 	ok "memtrace-read $2 attaches"
 }
+
+# Counter snapshots for the pressure modes' /proc/vmstat oracles, as
+# "name value name value ..." lines (each script picks its names).
+# vmstat_delta BEFORE AFTER: AFTER - BEFORE, name by name, the same form.
+vmstat_delta() {
+	printf '%s\n%s\n' "$1" "$2" | awk '
+		NR == 1 { for (i = 1; i < NF; i += 2) b[$i] = $(i + 1) }
+		NR == 2 { s = ""
+			  for (i = 1; i < NF; i += 2)
+				s = s sprintf("%s%s %d", s ? " " : "", $i, $(i + 1) - b[$i])
+			  print s }'
+}
+# vmstat_term NAME LIST: NAME's value in such a line (or a reader's "vmstat:" line).
+vmstat_term() {
+	printf '%s\n' "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }'
+}
+# check_vmstat DESC COUNTER EXPECTED GOT: check_eq where /proc/vmstat has
+# COUNTER; a SKIP where it has none (the debug kernel is built without
+# CONFIG_VM_EVENT_COUNTERS: no oracle there).
+check_vmstat() {
+	if grep -q "^$2 " /proc/vmstat; then
+		check_eq "$1" "$3" "$4"
+	else
+		skip "$1" "no $2 in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off)"
+	fi
+}
+# counters_still CMD: CMD (a counter snapshot) prints the same two seconds
+# apart: the guest is quiet, for a run bounded by two snapshots.
+counters_still() {
+	_still=$("$1")
+	sleep 2
+	[ "$_still" = "$("$1")" ]
+}
+
+# ext4_image_mount IMG MNT: ext4 on a loop device at MNT, from the soak's
+# image (/data/soak-ext4.img.gz) copied to IMG: page cache that reclaim
+# can drop (the guest's own files are in RAM, and it has no swap).  Loads
+# Debian's ext4 and loop modules where they are modules (EXT4_MODULES:
+# the ones it loaded).  Returns non-zero if it cannot.
+ext4_image_mount() {
+	EXT4_MODULES=
+	for _m in crc16 mbcache jbd2 crc32c_generic ext4 loop; do
+		[ -f "/memtrace/$_m.ko" ] && insmod "/memtrace/$_m.ko" 2>/dev/null &&
+			EXT4_MODULES="$_m $EXT4_MODULES"
+	done
+	mkdir -p "$2"
+	[ -f /data/soak-ext4.img.gz ] && gunzip -c /data/soak-ext4.img.gz >"$1" &&
+		mount -o loop -t ext4 "$1" "$2"
+}
+# ext4_image_umount IMG MNT: unmounts it, removes IMG and the modules it loaded.
+ext4_image_umount() {
+	umount "$2" 2>/dev/null
+	rm -f "$1"
+	for _m in $EXT4_MODULES; do
+		rmmod "$_m" 2>/dev/null
+	done
+}

@@ -10,6 +10,7 @@
 #          --scripts 'GLOB' [--scripts 'GLOB' ...]
 #          [--timeout SEC] [--script-timeout SEC] [--append 'cmdline']
 #          [--mem MB] [--bzimage] [--sign KTREE] [--timeout-scale N]
+#          [--numa N]
 #   --data-dir        copy every file of DIR into the guest's /data
 #                     (expected results computed on the host)
 #   --modules-tree    DIR is a /lib/modules/KVER tree (as make install
@@ -21,6 +22,9 @@
 #   --timeout         whole qemu run (default 600)
 #   --script-timeout  per script (default 300); a script may set its own
 #                     with a line "# mtt-timeout: SEC"
+#   --numa N          N NUMA nodes (qemu -numa, memory split evenly, CPU i
+#                     on node i); a kernel without ACPI (the debug kernel)
+#                     also needs --append numa=fake=N
 #   --timeout-scale   multiply every script timeout by N (slow debug kernels);
 #                     scripts see it as $MTT_TIMEOUT_SCALE (lib.sh wait_for
 #                     scales its waits by it)
@@ -50,7 +54,7 @@ usage() {
 	exit 2
 }
 
-KERNEL='' LABEL='' TIMEOUT=600 SCRIPT_TIMEOUT=300 APPEND='' MEM=${MEM:-1024} BZIMAGE=0 SIGN_TREE='' SCALE=1
+KERNEL='' LABEL='' TIMEOUT=600 SCRIPT_TIMEOUT=300 APPEND='' MEM=${MEM:-1024} BZIMAGE=0 SIGN_TREE='' SCALE=1 NUMA=0
 KO_DIRS=() BIN_DIRS=() DATA_DIRS=() GLOBS=() MOD_TREES=() HOST_LISTS=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -69,12 +73,20 @@ while [ $# -gt 0 ]; do
 	--bzimage) BZIMAGE=1; shift ;;
 	--sign) SIGN_TREE=$2; shift 2 ;;
 	--timeout-scale) SCALE=$2; shift 2 ;;
+	--numa) NUMA=$2; shift 2 ;;
 	-h|--help) usage ;;
 	*) echo "run-guest: unknown argument: $1" >&2; usage ;;
 	esac
 done
 [ -n "$KERNEL" ] && [ -n "$LABEL" ] || usage
-case $TIMEOUT$SCRIPT_TIMEOUT$MEM$SCALE in *[!0-9]*) echo "run-guest: timeouts and --mem are integers" >&2; exit 2 ;; esac
+case $TIMEOUT$SCRIPT_TIMEOUT$MEM$SCALE$NUMA in *[!0-9]*) echo "run-guest: timeouts, --mem and --numa are integers" >&2; exit 2 ;; esac
+# --numa: the guest has 2 CPUs, one per node at most.
+[ "$NUMA" -le 2 ] || { echo "run-guest: --numa is at most 2 (the guest's CPUs)" >&2; exit 2; }
+NUMA_ARGS=()
+for ((n = 0; n < NUMA; n++)); do
+	NUMA_ARGS+=(-object "memory-backend-ram,id=mem$n,size=$((MEM / NUMA))M"
+		    -numa "node,nodeid=$n,cpus=$n,memdev=mem$n")
+done
 
 fail() {
 	echo "not ok - $LABEL: $*"
@@ -379,7 +391,7 @@ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial "file:$CONSOLE" \
 	-kernel "$BOOT" -initrd "$work/initrd" -append "$cmdline" \
-	${RUN_GUEST_QEMU_ARGS:-} </dev/null >"$QEMULOG" 2>&1
+	"${NUMA_ARGS[@]}" ${RUN_GUEST_QEMU_ARGS:-} </dev/null >"$QEMULOG" 2>&1
 qrc=$?
 t_end=$(date +%s.%N)
 

@@ -179,6 +179,9 @@ int main(int argc, char **argv)
 	spawn_tests();
 	pressure_tests();
 	formats_tests();
+	vmscan_tests();
+	compaction_tests();
+	migration_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

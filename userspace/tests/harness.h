@@ -39,6 +39,11 @@ int self_libc(char *path, size_t len);
 /* Compares text with a golden file; on mismatch prints both as diagnostics. */
 bool same_as_golden(const char *text, const char *golden_name);
 
+struct mt_options;
+struct mt_err;
+/* cli_defaults() and cli_parse() of "memtrace-read" and argc - 1 more arguments (test_pressure.c). */
+int parse_args(struct mt_options *o, struct mt_err *err, int argc, ...);
+
 void cli_tests(void);
 void ksyms_tests(void);
 void snapshot_tests(void);
@@ -52,5 +57,8 @@ void procfs_tests(void);
 void spawn_tests(void);
 void pressure_tests(void);
 void formats_tests(void);
+void vmscan_tests(void);
+void compaction_tests(void);
+void migration_tests(void);
 
 #endif

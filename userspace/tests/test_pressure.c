@@ -160,7 +160,7 @@ static void test_cgroup_path(void)
 	remove_tree(dir);
 }
 
-static int parse_args(struct mt_options *o, struct mt_err *err, int argc, ...)
+int parse_args(struct mt_options *o, struct mt_err *err, int argc, ...)
 {
 	char *argv[8] = { "memtrace-read" };
 	va_list ap;

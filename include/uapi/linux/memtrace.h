@@ -91,7 +91,18 @@ struct memtrace_version {
  */
 #define MEMTRACE_EV_OOM		(1U << 6)	/* OOM kills: kprobe oom_kill_process, oom:mark_victim */
 #define MEMTRACE_EV_RECLAIM	(1U << 7)	/* direct and memcg reclaim: vmscan tracepoints */
-#define MEMTRACE_EV_PRESSURE	(MEMTRACE_EV_OOM | MEMTRACE_EV_RECLAIM)
+/*
+ * Page reclaim's work, for --vmscan: kswapd runs, LRU scans, slab
+ * shrinkers, writeback from reclaim (vmscan tracepoints).  Reclaim's
+ * begin and end come with MEMTRACE_EV_RECLAIM: a reader asks for both.
+ */
+#define MEMTRACE_EV_VMSCAN	(1U << 8)
+/* Memory compaction, for --compaction: runs per zone, direct compactors, kcompactd */
+#define MEMTRACE_EV_COMPACTION	(1U << 9)
+/* Page migration, for --migration: migrate_pages() calls by reason (NUMA balancing included) */
+#define MEMTRACE_EV_MIGRATION	(1U << 10)
+#define MEMTRACE_EV_PRESSURE	(MEMTRACE_EV_OOM | MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN | \
+				 MEMTRACE_EV_COMPACTION | MEMTRACE_EV_MIGRATION)
 
 /* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
 #define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
@@ -581,6 +592,229 @@ struct memtrace_ev_reclaim {
 };
 
 #define MEMTRACE_RECLAIM_MEMCG	(1U << 0)	/* memcg reclaim (memory.high/max), not a zone's */
+
+/*
+ * MEMTRACE_EV_VMSCAN records.  Every one starts with the header, the time
+ * (CLOCK_MONOTONIC), the task (numbered as for the other records) and
+ * MEMTRACE_VMSCAN_* flags of the task.  A reclaim's LRU and slab records
+ * fall between the begin and end (struct memtrace_ev_reclaim) of the task
+ * that made them, which tells a memcg's reclaim from a zone's.
+ */
+#define MEMTRACE_EVT_KSWAPD_WAKE	5	/* struct memtrace_ev_kswapd: a node's kswapd starts a balancing run */
+#define MEMTRACE_EVT_KSWAPD_SLEEP	6	/* struct memtrace_ev_kswapd: ... and goes to sleep */
+#define MEMTRACE_EVT_WAKEUP_KSWAPD	7	/* struct memtrace_ev_kswapd: an allocation woke kswapd */
+#define MEMTRACE_EVT_LRU_ISOLATE	8	/* struct memtrace_ev_lru_isolate */
+#define MEMTRACE_EVT_LRU_INACTIVE	9	/* struct memtrace_ev_lru_inactive */
+#define MEMTRACE_EVT_LRU_ACTIVE		10	/* struct memtrace_ev_lru_active */
+#define MEMTRACE_EVT_SLAB_BEGIN		11	/* struct memtrace_ev_shrink_slab */
+#define MEMTRACE_EVT_SLAB_END		12	/* struct memtrace_ev_shrink_slab */
+#define MEMTRACE_EVT_VMSCAN_WRITE	13	/* struct memtrace_ev_vmscan_write */
+
+#define MEMTRACE_VMSCAN_KSWAPD	(1U << 0)	/* the task is a kswapd */
+
+/* The kernel's enum lru_list, for memtrace_ev_lru_isolate.lru */
+#define MEMTRACE_LRU_INACTIVE_ANON	0
+#define MEMTRACE_LRU_ACTIVE_ANON	1
+#define MEMTRACE_LRU_INACTIVE_FILE	2
+#define MEMTRACE_LRU_ACTIVE_FILE	3
+#define MEMTRACE_LRU_UNEVICTABLE	4
+
+struct memtrace_ev_kswapd {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;		/* the kswapd, or the allocating task (WAKEUP_KSWAPD) */
+	__u32 flags;		/* MEMTRACE_VMSCAN_* */
+	__s32 nid;
+	__s32 zid;		/* highest zone index wanted (not in SLEEP) */
+	__s32 order;		/* not in SLEEP */
+	__u32 gfp_mask;		/* WAKEUP_KSWAPD */
+	char comm[MEMTRACE_COMM_LEN];
+};
+
+/*
+ * Pages taken off an LRU list to scan (mm_vmscan_lru_isolate).  With the
+ * classic LRU, nr_scanned of an inactive list is what /proc/vmstat counts
+ * in pgscan_*; with the multi-generational LRU (6.1+ with lru_gen on,
+ * which 6.1 does not trace), nr_taken is.
+ */
+struct memtrace_ev_lru_isolate {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 flags;
+	__s32 lru;		/* MEMTRACE_LRU_* */
+	__s32 highest_zoneidx;
+	__s32 order;
+	__u32 __pad;
+	__u64 nr_requested;
+	__u64 nr_scanned;
+	__u64 nr_skipped;	/* in zones above the reclaim's */
+	__u64 nr_taken;
+};
+
+/* An inactive list shrunk (mm_vmscan_lru_shrink_inactive): nr_reclaimed is pgsteal_*'s. */
+struct memtrace_ev_lru_inactive {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 flags;
+	__s32 nid;
+	__u32 file;		/* 1: file pages, 0: anon */
+	__s32 priority;
+	__u32 __pad;
+	__u64 nr_scanned;
+	__u64 nr_reclaimed;
+	/* the kernel's struct reclaim_stat of these pages */
+	__u32 nr_dirty;
+	__u32 nr_unqueued_dirty;
+	__u32 nr_congested;
+	__u32 nr_writeback;
+	__u32 nr_immediate;
+	__u32 nr_pageout;	/* written out (writeback from reclaim) */
+	__u32 nr_activate[2];	/* moved back to the active list: [0] anon, [1] file */
+	__u32 nr_ref_keep;
+	__u32 nr_unmap_fail;
+};
+
+/* An active list shrunk (mm_vmscan_lru_shrink_active). */
+struct memtrace_ev_lru_active {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 flags;
+	__s32 nid;
+	__u32 file;
+	__s32 priority;
+	__u32 __pad;
+	__u64 nr_taken;
+	__u64 nr_active;	/* kept active */
+	__u64 nr_deactivated;	/* moved to the inactive list */
+	__u64 nr_referenced;
+};
+
+/*
+ * A slab shrinker called (mm_shrink_slab_start/end, paired by task: a
+ * task runs one shrinker at a time).  The objects it scanned are
+ * begin.total_scan - end.total_scan (/proc/vmstat's slabs_scanned).
+ */
+struct memtrace_ev_shrink_slab {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 flags;
+	__s32 nid;
+	__s32 priority;		/* begin */
+	__u64 scan_fn;		/* the shrinker's scan_objects(), its name; 0 without CAP_SYSLOG */
+	__u64 total_scan;	/* begin: objects to scan; end: left unscanned */
+	__s64 nr_deferred;	/* begin: deferred from before; end: deferred to later */
+	__u64 cache_items;	/* begin: objects the shrinker counted */
+	__s64 freed;		/* end: objects freed */
+};
+
+/*
+ * MEMTRACE_EV_COMPACTION records.  A zone's compaction run is a begin and
+ * an end (mm_compaction_begin/end) by one task, paired by task id.
+ */
+#define MEMTRACE_EVT_COMPACT_BEGIN	14	/* struct memtrace_ev_compact */
+#define MEMTRACE_EVT_COMPACT_END	15	/* struct memtrace_ev_compact */
+#define MEMTRACE_EVT_COMPACT_TRY	16	/* struct memtrace_ev_compact_try: a direct compaction starts */
+#define MEMTRACE_EVT_KCOMPACTD_WAKE	17	/* struct memtrace_ev_kswapd, of kcompactd (zid, order) */
+#define MEMTRACE_EVT_KCOMPACTD_SLEEP	18	/* struct memtrace_ev_kswapd, of kcompactd */
+
+/* memtrace_ev_compact.flags */
+#define MEMTRACE_COMPACT_DIRECT	(1U << 0)	/* an allocating task compacts (a stall) */
+#define MEMTRACE_COMPACT_SYNC	(1U << 1)	/* synchronous migration */
+/*
+ * The kernel's compact_control could not be read (its layout is private
+ * and found at the first run): no zone name, node, order or counts.
+ */
+#define MEMTRACE_COMPACT_NO_CONTROL	(1U << 2)
+
+/* The kernel's enum compact_result, for memtrace_ev_compact.status */
+#define MEMTRACE_COMPACT_NOT_SUITABLE_ZONE	0
+#define MEMTRACE_COMPACT_SKIPPED		1
+#define MEMTRACE_COMPACT_DEFERRED		2
+#define MEMTRACE_COMPACT_NO_SUITABLE_PAGE	3
+#define MEMTRACE_COMPACT_CONTINUE		4
+#define MEMTRACE_COMPACT_COMPLETE		5
+#define MEMTRACE_COMPACT_PARTIAL_SKIPPED	6
+#define MEMTRACE_COMPACT_CONTENDED		7
+#define MEMTRACE_COMPACT_SUCCESS		8
+#define MEMTRACE_COMPACT_UNKNOWN		255
+
+struct memtrace_ev_compact {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 flags;		/* MEMTRACE_COMPACT_* */
+	char comm[MEMTRACE_COMM_LEN];
+	__s32 nid;
+	__s32 order;		/* -1: the whole zone (compact_memory, proactive) */
+	__u64 zone_start_pfn;
+	__u64 zone_end_pfn;
+	char zone[MEMTRACE_NAME_LEN];	/* "DMA32", "Normal", ... */
+	__u32 status;		/* end: MEMTRACE_COMPACT_* result */
+	__u32 __pad;
+	__u64 migrate_scanned;	/* end: pages the migration scanner looked at (compact_migrate_scanned) */
+	__u64 free_scanned;	/* end: the free scanner's (compact_free_scanned) */
+};
+
+struct memtrace_ev_compact_try {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__s32 order;
+	__u32 gfp_mask;
+	__s32 priority;		/* enum compact_priority: 0 sync full .. 2 async */
+	char comm[MEMTRACE_COMM_LEN];
+};
+
+/*
+ * MEMTRACE_EV_MIGRATION records: a migrate_pages() call's start and end
+ * (mm_migrate_pages_start, mm_migrate_pages), paired by task.  The end's
+ * counts are what the kernel adds to /proc/vmstat's pgmigrate_* and
+ * thp_migration_* just before it.
+ */
+#define MEMTRACE_EVT_MIGRATE_BEGIN	19	/* struct memtrace_ev_migrate (no counts) */
+#define MEMTRACE_EVT_MIGRATE_END	20	/* struct memtrace_ev_migrate */
+
+/* The kernel's enum migrate_reason, which grows only at its end (6.1: up to DEMOTION). */
+#define MEMTRACE_MR_COMPACTION		0
+#define MEMTRACE_MR_MEMORY_FAILURE	1
+#define MEMTRACE_MR_MEMORY_HOTPLUG	2
+#define MEMTRACE_MR_SYSCALL		3	/* migrate_pages(2), move_pages(2), cpusets */
+#define MEMTRACE_MR_MEMPOLICY_MBIND	4
+#define MEMTRACE_MR_NUMA_MISPLACED	5	/* NUMA balancing */
+#define MEMTRACE_MR_CONTIG_RANGE	6
+#define MEMTRACE_MR_LONGTERM_PIN	7
+#define MEMTRACE_MR_DEMOTION		8
+#define MEMTRACE_MR_DAMON		9	/* 6.3+ */
+
+struct memtrace_ev_migrate {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 reason;		/* MEMTRACE_MR_* */
+	__u32 mode;		/* the kernel's enum migrate_mode: 0 async, 1 sync light, 2 sync */
+	__u32 __pad;
+	char comm[MEMTRACE_COMM_LEN];
+	__u64 succeeded;	/* pages (pgmigrate_success) */
+	__u64 failed;		/* pages (pgmigrate_fail) */
+	__u64 thp_succeeded;
+	__u64 thp_failed;
+	__u64 thp_split;
+	__u64 large_split;	/* large folios split (kernels that report it; 0 on 6.1) */
+};
+
+/* A page written out by reclaim (mm_vmscan_write_folio); /proc/vmstat's nr_vmscan_write. */
+struct memtrace_ev_vmscan_write {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 flags;
+	__u32 nr_pages;
+	__u32 file;		/* 1: file pages, 0: anon (to swap) */
+};
 
 /* ---- User mode: MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE ------------ */
 

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --migration's accounting and formatting; see migration.h.  A call's end
+ * (mm_migrate_pages) carries the counts the kernel has just added to
+ * pgmigrate_success/_fail and thp_migration_*; a NUMA balancing call's
+ * pages migrated are also numa_pages_migrated.
+ */
+#include "migration.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pressure.h"
+
+void migration_init(struct migration *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+const char *migration_reason_name(uint32_t reason)
+{
+	static const char *const names[] = {
+		[MEMTRACE_MR_COMPACTION] = "compaction",
+		[MEMTRACE_MR_MEMORY_FAILURE] = "memory_failure",
+		[MEMTRACE_MR_MEMORY_HOTPLUG] = "memory_hotplug",
+		[MEMTRACE_MR_SYSCALL] = "syscall_or_cpuset",
+		[MEMTRACE_MR_MEMPOLICY_MBIND] = "mempolicy_mbind",
+		[MEMTRACE_MR_NUMA_MISPLACED] = "numa_misplaced",
+		[MEMTRACE_MR_CONTIG_RANGE] = "contig_range",
+		[MEMTRACE_MR_LONGTERM_PIN] = "longterm_pin",
+		[MEMTRACE_MR_DEMOTION] = "demotion",
+		[MEMTRACE_MR_DAMON] = "damon",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "other";
+}
+
+static void add(struct migration_stats *s, const struct memtrace_ev_migrate *r, uint64_t ns)
+{
+	s->calls++;
+	s->ns += ns;
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+	s->succeeded += r->succeeded;
+	s->failed += r->failed;
+	s->thp_succeeded += r->thp_succeeded;
+	s->thp_failed += r->thp_failed;
+	s->thp_split += r->thp_split;
+	s->large_split += r->large_split;
+}
+
+static struct migration_task *task_of(struct migration *m, const struct memtrace_ev_migrate *r)
+{
+	char comm[MEMTRACE_COMM_LEN + 1];
+
+	pressure_comm(comm, r->comm);
+	for (unsigned int i = 0; i < m->nr_tasks; i++)
+		if (m->tasks[i].pid == r->pid && !strcmp(m->tasks[i].comm, comm))
+			return &m->tasks[i];
+	if (m->nr_tasks == MIGRATION_TASKS)
+		return NULL;
+	m->tasks[m->nr_tasks].pid = r->pid;
+	strcpy(m->tasks[m->nr_tasks].comm, comm);
+	return &m->tasks[m->nr_tasks++];
+}
+
+void migration_account(struct migration *m, const struct memtrace_ev_hdr *h)
+{
+	const struct memtrace_ev_migrate *r = (const void *)h;
+	struct migration_task *t;
+	struct pidtab_ent *e;
+	unsigned int reason;
+	uint64_t ns = 0;
+
+	if ((h->type != MEMTRACE_EVT_MIGRATE_BEGIN && h->type != MEMTRACE_EVT_MIGRATE_END) ||
+	    h->size < sizeof(*r))
+		return;
+	e = pidtab_get(&m->open, r->pid, h->type == MEMTRACE_EVT_MIGRATE_BEGIN);
+	if (h->type == MEMTRACE_EVT_MIGRATE_BEGIN) {
+		if (e)
+			e->v[0] = r->ts_ns;
+		return;
+	}
+	if (e) {
+		ns = r->ts_ns > e->v[0] ? r->ts_ns - e->v[0] : 0;
+		pidtab_del(&m->open, e);
+	} else {
+		m->unpaired++;
+	}
+	reason = r->reason < MIGRATION_REASONS ? r->reason : MIGRATION_REASONS - 1;
+	add(&m->iv.reason[reason], r, ns);
+	add(&m->total.reason[reason], r, ns);
+	t = task_of(m, r);
+	if (t)
+		add(&t->s, r, ns);
+	else
+		m->tasks_full++;
+}
+
+const struct migration_counts *migration_interval(struct migration *m)
+{
+	m->last = m->iv;
+	memset(&m->iv, 0, sizeof(m->iv));
+	return &m->last;
+}
+
+void migration_print_head(FILE *out)
+{
+	fprintf(out, "%-8s %-18s %6s %10s %8s %7s %8s %9s %10s\n", "TIME", "REASON", "CALLS",
+		"SUCCEEDED", "FAILED", "THP-OK", "THP-FAIL", "THP-SPLIT", "TOTALms");
+}
+
+static void print_stats(FILE *out, const char *first, const char *name,
+			const struct migration_stats *s)
+{
+	fprintf(out, "%-8s %-18s %6" PRIu64 " %10" PRIu64 " %8" PRIu64 " %7" PRIu64 " %8" PRIu64
+		" %9" PRIu64 " %10.3f\n", first, name, s->calls, s->succeeded, s->failed,
+		s->thp_succeeded, s->thp_failed, s->thp_split, s->ns / 1e6);
+}
+
+void migration_print_rows(FILE *out, const char *hms, const struct migration_counts *c)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < MIGRATION_REASONS; i++) {
+		if (!c->reason[i].calls)
+			continue;
+		print_stats(out, hms, migration_reason_name(i), &c->reason[i]);
+		any = true;
+	}
+	if (!any)
+		fprintf(out, "%-8s -\n", hms);
+}
+
+static int by_pages(const void *a, const void *b)
+{
+	const struct migration_task *x = a, *y = b;
+	uint64_t px = x->s.succeeded + x->s.failed, py = y->s.succeeded + y->s.failed;
+
+	return px < py ? 1 : px > py ? -1 : 0;
+}
+
+void migration_print_totals(FILE *out, const struct migration *m, unsigned int top)
+{
+	struct migration_task t[MIGRATION_TASKS];
+	struct migration_stats all = { 0 };
+
+	fprintf(out, "\nTotals:\n");
+	migration_print_head(out);
+	for (unsigned int i = 0; i < MIGRATION_REASONS; i++) {
+		const struct migration_stats *s = &m->total.reason[i];
+
+		if (!s->calls)
+			continue;
+		print_stats(out, "", migration_reason_name(i), s);
+		all.calls += s->calls;
+		all.succeeded += s->succeeded;
+		all.failed += s->failed;
+		all.thp_succeeded += s->thp_succeeded;
+		all.thp_failed += s->thp_failed;
+		all.thp_split += s->thp_split;
+		all.ns += s->ns;
+	}
+	print_stats(out, "", "all", &all);
+	memcpy(t, m->tasks, m->nr_tasks * sizeof(t[0]));
+	qsort(t, m->nr_tasks, sizeof(t[0]), by_pages);
+	fprintf(out, "%-7s %-16s %6s %10s %8s %10s\n", "PID", "COMM", "CALLS", "SUCCEEDED",
+		"FAILED", "TOTALms");
+	for (unsigned int i = 0; i < m->nr_tasks && i < top; i++)
+		fprintf(out, "%-7" PRIu32 " %-16s %6" PRIu64 " %10" PRIu64 " %8" PRIu64 " %10.3f\n",
+			t[i].pid, t[i].comm, t[i].s.calls, t[i].s.succeeded, t[i].s.failed,
+			t[i].s.ns / 1e6);
+	if (m->unpaired)
+		fprintf(out, "(%" PRIu64 " ends without their begin: counted, no latency)\n",
+			m->unpaired);
+	if (m->tasks_full)
+		fprintf(out, "(%" PRIu64 " calls by tasks past the first %d: in the totals only)\n",
+			m->tasks_full, MIGRATION_TASKS);
+	fprintf(out, "vmstat: pgmigrate_success %" PRIu64 " pgmigrate_fail %" PRIu64
+		" thp_migration_success %" PRIu64 " thp_migration_fail %" PRIu64
+		" thp_migration_split %" PRIu64 " numa_pages_migrated %" PRIu64 "\n",
+		all.succeeded, all.failed, all.thp_succeeded, all.thp_failed, all.thp_split,
+		m->total.reason[MEMTRACE_MR_NUMA_MISPLACED].succeeded);
+}
