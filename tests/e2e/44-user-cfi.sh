@@ -1,0 +1,113 @@
+#!/bin/sh
+# User stacks by unwind tables (--unwind=auto|cfi|fp): memtrace-read builds
+# each mapped object's table from its .eh_frame with libdw, the module walks
+# the stack with them in the uprobe handler.  cfileak (tests/progs/cfileak.c)
+# leaks through main -> level1 -> level2 -> level3 -> malloc, built without
+# frame pointers (cfileak-nofp, as Debian builds) and with them (cfileak-fp):
+# full stacks to main in both, and the report's "Unwind:" counters say how
+# the frames were found, so a silent fall back to frame pointers fails.
+# Hostile stacks: recursion 1000 deep (bounded by the stack depth), a stack
+# whose caller's frame lies in unmapped memory (a counted fault).
+# mtt-timeout: 400
+. "${0%/*}/lib.sh"
+
+SCALE=${MTT_TIMEOUT_SCALE:-1}
+
+if ! load_memtrace; then
+	not_ok "load memtrace.ko"
+	exit 1
+fi
+
+# unw FILE WORDS: the count before WORDS in FILE's last "Unwind:" line.
+unw() {
+	grep '^Unwind:' "$1" | tail -n 1 | sed -n -E "s/.*[ ;:,] *([0-9]+) $2.*/\1/p"
+}
+
+# chain_re BYTES COUNT BINARY FUNC...: ERE of a stack whose frames begin with FUNC...
+chain_re() {
+	_re="^[[:space:]]*$1 bytes in $2 allocations? from stack[^;]*"
+	_bin=$3
+	shift 3
+	for _f in "$@"; do
+		_re="$_re ;; $(fr "$_f" "$_bin")"
+	done
+	printf '%s\n' "$_re( ;; |\$)"
+}
+
+# run NAME ARGS...: memtrace-read ARGS into /tmp/NAME.out; exit status 0.
+run() {
+	_n=$1
+	shift
+	timeout -s KILL $((120 * SCALE)) memtrace-read "$@" >"/tmp/$_n.out" 2>&1
+	check_eq "$_n: memtrace-read $* exits 0" 0 "$?" ||
+		diag "$(tail -n 20 "/tmp/$_n.out")"
+}
+
+klog_before=$(dmesg | wc -l)
+
+# --- a. no frame pointers: tables for every object, none walked by rbp ----
+run nofp-cfi --unwind=cfi -c /usr/bin/cfileak-nofp
+OUT=/tmp/nofp-cfi.out
+check_match "nofp, --unwind=cfi: 777 bytes in 7 from level3 <- level2 <- level1 <- main" \
+	"$(chain_re 777 7 cfileak-nofp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
+diag "$(grep '^Unwind:' "$OUT" | tail -n 1)"
+check_eq "nofp, --unwind=cfi: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
+check_match "nofp, --unwind=cfi: frames found by table" '^[1-9]' "$(unw "$OUT" 'by table')"
+check_match "nofp, --unwind=cfi: stacks end at their outermost frame (_start)" '^[1-9]' \
+	"$(unw "$OUT" outermost)"
+check_eq "nofp, --unwind=cfi: no stack ends at a PC without table" 0 "$(unw "$OUT" 'no table')"
+check_eq "nofp, --unwind=cfi: no fault" 0 "$(unw "$OUT" fault)"
+check_match "nofp, --unwind=cfi: tables loaded (executable, libc, loader)" '^[3-9]|^[1-9][0-9]' \
+	"$(grep '^Unwind:' "$OUT" | tail -n 1 | sed -n -E 's/.* for ([0-9]+) files.*/\1/p')"
+
+# auto (the default): the program has no frame pointers, so it gets a table.
+run nofp-auto -c /usr/bin/cfileak-nofp
+OUT=/tmp/nofp-auto.out
+check_match "nofp, auto: the same full stack" \
+	"$(chain_re 777 7 cfileak-nofp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
+check_eq "nofp, auto: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
+
+# fp: what the tables are for (diagnostic only: what rbp holds is chance).
+run nofp-fp --unwind=fp -c /usr/bin/cfileak-nofp
+diag "nofp, --unwind=fp: $(last_report_stacks /tmp/nofp-fp.out | grep '777 bytes' | cut -c1-200)"
+check_eq "nofp, --unwind=fp: no table loaded" 0 "$(grep '^Unwind:' /tmp/nofp-fp.out | tail -n 1 |
+	sed -n -E 's/^Unwind: ([0-9]+) tables.*/\1/p')"
+
+# --- a. frame pointers: auto walks the program by rbp, libc by table -------
+run fp-auto -c /usr/bin/cfileak-fp
+OUT=/tmp/fp-auto.out
+check_match "fp, auto: 777 bytes in 7 from level3 <- level2 <- level1 <- main" \
+	"$(chain_re 777 7 cfileak-fp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
+diag "$(grep '^Unwind:' "$OUT" | tail -n 1)"
+check_match "fp, auto: the program's frames found by frame pointer" '^[1-9]' \
+	"$(unw "$OUT" 'by frame pointer')"
+check_match "fp, auto: libc's frames found by table" '^[1-9]' "$(unw "$OUT" 'by table')"
+run fp-cfi --unwind=cfi -c /usr/bin/cfileak-fp
+OUT=/tmp/fp-cfi.out
+check_match "fp, --unwind=cfi: the same full stack" \
+	"$(chain_re 777 7 cfileak-fp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
+check_eq "fp, --unwind=cfi: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
+
+# --- c. hostile stacks ------------------------------------------------------
+run deep --unwind=cfi -c "/usr/bin/cfileak-nofp deep 1000"
+OUT=/tmp/deep.out
+stack=$(last_report_stacks "$OUT" | grep '222 bytes in 1 allocation')
+check_match "deep 1000: the stack's frames are recurse's" \
+	"$(chain_re 222 1 cfileak-nofp recurse recurse recurse recurse recurse)" "$stack"
+frames=$(printf '%s\n' "$stack" | awk -F' ;; ' '{ print NF - 1 }')
+check_eq "deep 1000: the stack is cut at the deepest stack kept (64 frames)" 64 "$frames"
+check_eq "deep 1000: no fault" 0 "$(unw "$OUT" fault)"
+
+run badstack --unwind=cfi -c "/usr/bin/cfileak-nofp badstack"
+OUT=/tmp/badstack.out
+check_match "badstack: 333 bytes from malloc_on, the stack ending there" \
+	"^[[:space:]]*333 bytes in 1 allocations? from stack[^;]* ;; $(fr malloc_on cfileak-nofp)\$" \
+	"$(last_report_stacks "$OUT")"
+check_eq "badstack: the read of the unmapped frame is a counted fault" 1 "$(unw "$OUT" fault)"
+
+# --- no kernel complaint ------------------------------------------------------
+check_no_match "no BUG, WARNING, KASAN or lockdep report in the kernel log" \
+	'BUG|WARNING|KASAN|possible circular|suspicious RCU|sleeping function' \
+	"$(dmesg | tail -n "+$((klog_before + 1))")"
+
+unload_memtrace
