@@ -6,6 +6,9 @@
 # frame pointers (cfileak-nofp, as Debian builds) and with them (cfileak-fp):
 # full stacks to main in both, and the report's "Unwind:" counters say how
 # the frames were found, so a silent fall back to frame pointers fails.
+# Through Debian's own libraries (libstdc++, libc, the dynamic linker),
+# without frame pointers anywhere: the stacks equal those Memcheck prints
+# for the same blocks, frame by frame to main.
 # Hostile stacks: recursion 1000 deep (bounded by the stack depth), a stack
 # whose caller's frame lies in unmapped memory (a counted fault).
 # mtt-timeout: 400
@@ -87,6 +90,64 @@ OUT=/tmp/fp-cfi.out
 check_match "fp, --unwind=cfi: the same full stack" \
 	"$(chain_re 777 7 cfileak-fp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
 check_eq "fp, --unwind=cfi: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
+
+# --- b. through Debian's libstdc++ and the dynamic linker, as Memcheck -------
+# vg_stacks LOG: per block Memcheck reports, "BYTES|f1;f2;..." with the
+# frames below the allocator's own ("at"), one per return address (an
+# address's inlined lines dropped: the last one names its function).
+vg_stacks() {
+	sed -E 's/^==[0-9]+== ?//' "$1" | awk '
+		function flush() { if (bytes != "") print bytes "|" frames; bytes = "" }
+		/ bytes in [0-9,]+ blocks are / { flush(); bytes = $1; gsub(/,/, "", bytes)
+			frames = ""; last = ""; n = 0; next }
+		bytes != "" && /^ +at 0x/ { next }
+		bytes != "" && /^ +by 0x/ {
+			addr = $2; line = $0
+			sub(/^ +by 0x[0-9A-Fa-f]+: /, "", line)
+			sub(/ \([^()]*\)$/, "", line)
+			if (addr == last) { sub(/;[^;]*$/, "", frames); n-- }
+			frames = (n ? frames ";" : "") line; n++; last = addr; next }
+		{ flush() }
+		END { flush() }'
+}
+# mt_stack OUT BYTES N: memtrace-read's stack of BYTES in 1 allocation, as
+# vg_stacks gives them, its first N frames (Memcheck stops at main).
+mt_stack() {
+	last_report_stacks "$1" | grep -E "^[[:space:]]*$2 bytes in 1 allocations? from stack" |
+		head -n 1 | awk -F' ;; ' -v n="$3" '{
+			out = ""; k = 0
+			for (i = 2; i <= NF && k < n; i++) {
+				if ($i ~ /\(inlined\)$/) continue
+				f = $i
+				if (f ~ /^0x[0-9a-f]+ \[/) f = "???"
+				else sub(/\+0x[0-9a-f]+ \[.*$/, "", f)
+				sub(/ \[[^]]*\]( [^ ]+:[0-9]+)?$/, "", f)
+				out = (k ? out ";" : "") f; k++
+			}
+			print out }'
+}
+if memcheck /tmp/vg-cxxchain.log "--leak-check=full --show-leak-kinds=all --num-callers=40" \
+	/usr/bin/cxxchain >/dev/null 2>&1; then
+	run cxxchain -c /usr/bin/cxxchain
+	vg_stacks /tmp/vg-cxxchain.log >/tmp/vg-cxxchain.stacks
+	diag "$(grep '^Unwind:' /tmp/cxxchain.out | tail -n 1)"
+	for what in "101 std::string's buffer: _M_construct in libstdc++, from make_string" \
+		    "4000 std::vector's storage: operator new from make_vector" \
+		    "72704 libstdc++'s emergency pool: its initializer, from the dynamic linker's _dl_init"; do
+		bytes=${what%% *}
+		want=$(grep "^$bytes|" /tmp/vg-cxxchain.stacks | head -n 1 | cut -d'|' -f2)
+		n=$(printf '%s\n' "$want" | awk -F';' '{ print NF }')
+		if [ -z "$want" ]; then
+			not_ok "cxxchain: Memcheck reports the block of $bytes bytes" \
+				"$(grep -A8 'reachable' /tmp/vg-cxxchain.log | head -n 40)"
+			continue
+		fi
+		check_eq "cxxchain: ${what#* }: the stack Memcheck prints ($n frames)" \
+			"$want" "$(mt_stack /tmp/cxxchain.out "$bytes" "$n")"
+	done
+else
+	not_ok "cxxchain under Memcheck" "$(tail -n 15 /tmp/vg-cxxchain.log)"
+fi
 
 # --- c. hostile stacks ------------------------------------------------------
 run deep --unwind=cfi -c "/usr/bin/cfileak-nofp deep 1000"
