@@ -348,8 +348,16 @@ unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_
 				    !mt_unwind_read(sp + MT_UC_RSP, &sp))
 					goto fault;
 				st->frames_signal++;
+				/*
+				 * The interrupted PC is exact, not a return
+				 * address: it is recorded + 1, so that a
+				 * symbolizer, which looks a frame up at its
+				 * address - 1, names the instruction itself.
+				 */
 				exact = true;
-				goto record;
+				pc = ra;
+				ip[nr++] = pc + 1;
+				continue;
 			}
 			cfa = (row->cfa_reg == MEMTRACE_UNW_CFA_RSP ? sp : bp) + row->cfa_off;
 			if (cfa <= sp) {
@@ -404,7 +412,6 @@ unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_
 			st->frames_fp++;
 		}
 		exact = false;
-record:
 		pc = ra;
 		ip[nr++] = pc;
 	}

@@ -9,6 +9,8 @@
 # Through Debian's own libraries (libstdc++, libc, the dynamic linker),
 # without frame pointers anywhere: the stacks equal those Memcheck prints
 # for the same blocks, frame by frame to main.
+# A signal handler's allocation: through the signal frame, into the
+# function the signal interrupted.
 # Hostile stacks: recursion 1000 deep (bounded by the stack depth), a stack
 # whose caller's frame lies in unmapped memory (a counted fault).
 # mtt-timeout: 400
@@ -165,6 +167,16 @@ check_match "badstack: 333 bytes from malloc_on, the stack ending there" \
 	"^[[:space:]]*333 bytes in 1 allocations? from stack[^;]* ;; $(fr malloc_on cfileak-nofp)\$" \
 	"$(last_report_stacks "$OUT")"
 check_eq "badstack: the read of the unmapped frame is a counted fault" 1 "$(unw "$OUT" fault)"
+
+# --- a signal handler's allocation: through the signal frame ---------------
+# (Memcheck is no oracle here: its own signal trampoline ends its stacks.)
+run signal --unwind=cfi -c "/usr/bin/cfileak-nofp signal"
+OUT=/tmp/signal.out
+check_match "signal: 444 bytes from on_signal <- the trampoline <- spin <- main" \
+	"^[[:space:]]*444 bytes in 1 allocations? from stack[^;]* ;; $(fr on_signal cfileak-nofp) ;; [^;]*\\[libc[^]]*\\] ;; $(fr spin cfileak-nofp)( ;; [^;]* \\(inlined\\))* ;; $(fr main cfileak-nofp)( ;; |\$)" \
+	"$(last_report_stacks "$OUT")"
+check_eq "signal: one signal frame stepped over" 1 "$(unw "$OUT" signal)"
+check_eq "signal: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
 
 # --- no kernel complaint ------------------------------------------------------
 check_no_match "no BUG, WARNING, KASAN or lockdep report in the kernel log" \

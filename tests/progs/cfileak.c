@@ -10,12 +10,17 @@
  *   cfileak badstack   malloc(333) called on a stack of one page whose
  *                      caller's frame would lie in the unmapped page
  *                      above it: the walk must fault, and stop, counted
+ *   cfileak signal     main -> spin(), interrupted by SIGALRM, whose
+ *                      handler on_signal() does malloc(444): the walk
+ *                      goes through the signal frame back into spin()
  *
  * All of it kept; nothing else allocates (write(2) only).
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline, noclone, noipa))
@@ -91,10 +96,41 @@ static int badstack(void)
 	return 0;
 }
 
+static volatile sig_atomic_t signalled;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	keep(malloc(444));
+	signalled = 1;
+}
+
+/* Busy until the handler ran: the signal interrupts this function's loop. */
+static NOINLINE void spin(void)
+{
+	while (!signalled)
+		;
+	keep(NULL);
+}
+
+static int signal_mode(void)
+{
+	struct itimerval it = { .it_value = { .tv_usec = 20000 } };
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		return 1;
+	spin();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "deep")) {
 		recurse((unsigned int)strtoul(argv[2], NULL, 0));
+	} else if (argc > 1 && !strcmp(argv[1], "signal")) {
+		if (signal_mode())
+			return 1;
 	} else if (argc > 1 && !strcmp(argv[1], "badstack")) {
 		if (badstack())
 			return 1;

@@ -699,7 +699,11 @@ struct memtrace_unwind_row {
 #define MEMTRACE_UNW_CFA_RSP	1	/* CFA = rsp + cfa_off */
 #define MEMTRACE_UNW_CFA_RBP	2	/* CFA = rbp + cfa_off */
 #define MEMTRACE_UNW_CFA_END	3	/* outermost frame: the return address is undefined */
-/* A signal trampoline (__restore_rt): rsp points at the ucontext of the interrupted frame */
+/*
+ * A signal trampoline (__restore_rt): rsp points at the ucontext of the
+ * interrupted frame.  Its PC is exact, not a return address: the stack
+ * records it + 1, so that symbolizing at address - 1 names it.
+ */
 #define MEMTRACE_UNW_CFA_SIGNAL	4
 /* A rule no row expresses (a DWARF expression): the stack ends here, counted */
 #define MEMTRACE_UNW_CFA_BAD	5
