@@ -209,7 +209,10 @@ int mt_unwind_add_table(const struct memtrace_unwind_table *ut)
 		return -EINVAL;
 	}
 	t = mt_unwind_by_build_id(ut->build_id, ut->build_id_len);
-	if (!t)
+	/* Shared only with a file the table fits: a build id is the reader's word. */
+	if (t && t->rows[t->nr_rows - 1].start >= i_size_read(inode))
+		t = ERR_PTR(-EINVAL);
+	else if (!t)
 		t = mt_unwind_load(ut, i_size_read(inode));
 	ret = IS_ERR(t) ? PTR_ERR(t) : mt_unwind_bind(file, t);
 	/* A table loaded for no file stays until release: bounded, and shared later. */

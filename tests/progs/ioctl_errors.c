@@ -75,6 +75,29 @@ static void unwind_table_errors(int fd, int exe, int dir)
 	mtt_expect("unwind table", ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t), 0);
 	mtt_expect("the same file's table twice is refused",
 		   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t), EEXIST);
+	{
+		/* Files of 16 and 4096 bytes: the table (rows to 0x120) fits only the second. */
+		char small[] = "/tmp/mt-unw-XXXXXX", big[] = "/tmp/mt-unw-XXXXXX";
+		int s = mkstemp(small), g = mkstemp(big);
+		static const char page[4096];
+
+		if (s < 0 || g < 0 || write(s, page, 16) != 16 || write(g, page, 4096) != 4096) {
+			mtt_expect("temporary files", -1, 0);
+		} else {
+			b = t;
+			b.fd = s;
+			b.nr_rows = 0;
+			mtt_expect("a table shared by build id with a file it does not fit",
+				   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &b), EINVAL);
+			b.fd = g;
+			mtt_expect("a table shared by build id, no rows handed again",
+				   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &b), 0);
+		}
+		close(s);
+		close(g);
+		unlink(small);
+		unlink(big);
+	}
 	/* Beyond unwind_table_mb (64 MiB by default) with the first one loaded: before any copy. */
 	t.build_id_len = 0;
 	MT_UNW_EXPECT("unwind tables beyond the module's bound", nr_rows, MEMTRACE_UNW_MAX_ROWS,
