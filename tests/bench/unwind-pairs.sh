@@ -54,7 +54,7 @@ for depth in 5 15 40; do
 	done
 	# shellcheck disable=SC2154 # set by the eval above
 	if [ -n "$m_fp" ] && [ -n "$m_cfi" ]; then
-		ok "bench: unwind d$depth: fp $m_fp ns, cfi $m_cfi ns, cfi on fp code $m_cfi_fpcode ns per pair ($(awk -v a="$m_cfi" -v b="$m_fp" 'BEGIN { printf "%.2fx", a / b }'))"
+		ok "unwind d$depth: fp $m_fp ns, cfi $m_cfi ns, cfi on fp code $m_cfi_fpcode ns per pair ($(awk -v a="$m_cfi" -v b="$m_fp" 'BEGIN { printf "%.2fx", a / b }'))"
 	fi
 done
 unload_memtrace
