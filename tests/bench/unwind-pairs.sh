@@ -36,7 +36,7 @@ for depth in 5 15 40; do
 			cfi) prog=unwindbench-nofp mode=cfi ;;
 			cfi-fpcode) prog=unwindbench-fp mode=cfi ;;
 			esac
-			memtrace-read --unwind=$mode -c "/usr/bin/$prog $depth $PAIRS" >$OUT 2>&1
+			memtrace-read --unwind="$mode" -c "/usr/bin/$prog $depth $PAIRS" >$OUT 2>&1
 			rc=$?
 			ns=$(sed -n 's/^ns\/pair \([0-9][0-9]*\)$/\1/p' $OUT | tail -n 1)
 			if [ $rc -ne 0 ] || [ -z "$ns" ]; then
