@@ -120,6 +120,8 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 	v.cache_rec_size = sizeof(struct memtrace_cache_rec);
 	v.features = mt_available_events() | MEMTRACE_FEAT_TRACE |
 		     MEMTRACE_FEAT_TASK_FILTERS | MEMTRACE_FEAT_EVRING;
+	if (mt_available_events() & MEMTRACE_EV_USER)
+		v.features |= MEMTRACE_FEAT_UNWIND_CFI;
 	strscpy(v.module_version, MEMTRACE_MODULE_VERSION, sizeof(v.module_version));
 	if (copy_to_user(arg, &v, sizeof(v)))
 		return -EFAULT;
@@ -277,6 +279,23 @@ static long mt_ioctl_uprobe(struct file *file, void __user *arg)
 	return ret;
 }
 
+static long mt_ioctl_unwind_table(struct file *file, void __user *arg)
+{
+	struct memtrace_unwind_table t;
+	int ret;
+
+	ret = mt_copy_sized(&t, sizeof(t), MEMTRACE_UNWIND_TABLE_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	mt_lock();
+	/* Only the session's owner; while tracing too, for the objects of an image exec'd. */
+	ret = mt_claim(file);
+	if (!ret)
+		ret = mt_user_add_unwind_table(file, &t);
+	mt_unlock();
+	return ret;
+}
+
 /* The session's event rings, for its owner only; referenced, or an ERR_PTR. */
 static struct mt_evring *mt_owner_evring(struct file *file)
 {
@@ -367,6 +386,8 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mt_ioctl_uprobe(file, uarg);
 	case MEMTRACE_IOC_SNAPSHOT:
 		return mt_ioctl_snapshot(file, uarg);
+	case MEMTRACE_IOC_UNWIND_TABLE:
+		return mt_ioctl_unwind_table(file, uarg);
 	case MEMTRACE_IOC_EVRING_INFO:
 		return mt_ioctl_evring_info(file, uarg);
 	case MEMTRACE_IOC_EVRING_CONSUME:

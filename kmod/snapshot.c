@@ -207,6 +207,21 @@ static u32 mt_snap_caches(struct mt_snap *sn)
 	return nr;
 }
 
+static void mt_snap_unwind(struct memtrace_unwind_stats *sum,
+			   const struct memtrace_unwind_stats *c)
+{
+	sum->frames_cfi += READ_ONCE(c->frames_cfi);
+	sum->frames_fp += READ_ONCE(c->frames_fp);
+	sum->frames_signal += READ_ONCE(c->frames_signal);
+	sum->end_outermost += READ_ONCE(c->end_outermost);
+	sum->end_no_table += READ_ONCE(c->end_no_table);
+	sum->end_unmapped += READ_ONCE(c->end_unmapped);
+	sum->end_bad_rule += READ_ONCE(c->end_bad_rule);
+	sum->end_not_up += READ_ONCE(c->end_not_up);
+	sum->end_fault += READ_ONCE(c->end_fault);
+	sum->mm_busy += READ_ONCE(c->mm_busy);
+}
+
 static void mt_snap_counters(struct memtrace_snap_header *h)
 {
 	struct memtrace_activity *a = &h->activity;
@@ -235,8 +250,10 @@ static void mt_snap_counters(struct memtrace_snap_header *h)
 		l->missed_free += READ_ONCE(c->loss.missed_free);
 		h->target.nested += READ_ONCE(c->user_nested);
 		h->target.stack_faults += READ_ONCE(c->user_stack_faults);
+		mt_snap_unwind(&h->unwind, &c->unwind);
 	}
 	mt_user_snapshot(&h->target);
+	mt_user_unwind_snapshot(&h->unwind);
 	if (!(mt.attached & MEMTRACE_EV_USER)) {
 		l->probe_missed = mt_kprobe_hooks_missed();
 		h->blind = mt_kprobe_hooks_blind();

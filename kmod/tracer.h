@@ -48,6 +48,13 @@ struct mt_pcpu {
 	u64 sampled_out;
 	u64 user_nested;		/* user mode: calls inside another */
 	u64 user_stack_faults;		/* user mode: stacks cut short */
+	/* User stacks: how frames were found, why stacks ended (unwind.c). */
+	struct memtrace_unwind_stats unwind;
+	/*
+	 * current's mm while its uprobe handler holds it read-locked for
+	 * the unwind tables (uprobes.c), else NULL: frame pointers only.
+	 */
+	struct mm_struct *unwind_mm;
 	struct memtrace_loss loss;
 	/* The task name this CPU interned last: most allocations repeat it. */
 	char last_comm[TASK_COMM_LEN];

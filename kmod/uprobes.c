@@ -49,6 +49,7 @@
 #include "compat.h"
 #include "hooks.h"
 #include "tp.h"
+#include "unwind.h"
 #include "uprobes.h"
 
 static uint user_call_slots = 4096;
@@ -182,54 +183,23 @@ static void mt_ufn_args(u8 func, struct pt_regs *regs, u64 *size,
 
 /* ---- user stacks ------------------------------------------------------ */
 
-/* Nothing is mapped below this by default (vm.mmap_min_addr): no code either. */
-#define MT_USER_CODE_MIN	0x10000UL
-
 /*
- * The return addresses of the call, innermost first, by frame pointers.
- * At a function's first instruction its return address is at [sp] and the
- * frame pointer is still the caller's, so [sp] comes first (or the caller
- * would be lost), then the caller's chain of {next fp, return address}.
- * A frame must lie above the one before it: a stack walk always ends.
+ * The return addresses of the call, innermost first (see mt_unwind_user()).
+ * Called at a function's first instruction, inside the hook guard: by the
+ * unwind tables when the handler holds the mm read-locked for them
+ * (mt_pcpu.unwind_mm), else by frame pointers alone.  At a function's
+ * first instruction its return address is at [sp] and the frame pointer
+ * is still the caller's, so [sp] comes first or the caller would be lost.
  */
 static unsigned int mt_user_stack(struct pt_regs *regs, unsigned long *ip,
 				  unsigned int max, bool *faulted)
 {
-	unsigned long sp = user_stack_pointer(regs);
-	unsigned long fp = frame_pointer(regs);
-	struct {
-		unsigned long next_fp;
-		unsigned long ret;
-	} frame;
-	unsigned int nr = 0;
+	struct mt_pcpu *c = this_cpu_ptr(mt.pcpu);
 
 	*faulted = false;
 	if (!max)
 		return 0;
-	if (copy_from_user_nofault(&ip[0], (const void __user *)sp, sizeof(ip[0]))) {
-		*faulted = true;
-		return 0;
-	}
-	nr = 1;
-	while (nr < max) {
-		if (fp <= sp || !IS_ALIGNED(fp, sizeof(long)))
-			break;
-		if (copy_from_user_nofault(&frame, (const void __user *)fp,
-					   sizeof(frame))) {
-			*faulted = true;
-			break;
-		}
-		/*
-		 * Code built without frame pointers leaves rbp holding data:
-		 * stop at what cannot be a return address rather than report it.
-		 */
-		if (frame.ret < MT_USER_CODE_MIN || frame.ret >= TASK_SIZE_MAX)
-			break;
-		ip[nr++] = frame.ret;
-		sp = fp;
-		fp = frame.next_fp;
-	}
-	return nr;
+	return mt_unwind_user(c->unwind_mm, regs, true, ip, max, &c->unwind, faulted);
 }
 
 /* ---- the handlers ------------------------------------------------------ */
@@ -289,7 +259,12 @@ static void mt_user_free(u8 func, struct pt_regs *regs, u32 slot)
 	mt_hook_exit(c, flags);
 }
 
-static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot)
+/*
+ * mm: current's, read-locked for the unwind tables, or NULL (none loaded,
+ * or mm_busy: the lock could not be had).
+ */
+static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot, struct mm_struct *mm,
+			 bool mm_busy)
 {
 	const struct mt_filter *f = &mt.filter;
 	struct mt_thread_calls *tc;
@@ -336,7 +311,11 @@ static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot)
 		goto out;
 	}
 	call->flags |= MT_CALL_RECORD;
+	if (mm_busy)
+		c->unwind.mm_busy++;
+	c->unwind_mm = mm;
 	nr = mt_user_stack(regs, c->frames, f->depth, &faulted);
+	c->unwind_mm = NULL;
 	if (faulted)
 		c->user_stack_faults++;
 	call->stack_id = mt_stacktab_intern(&mt.stacks, c->frames, nr);
@@ -408,6 +387,33 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 	mt_hook_exit(c, flags);
 }
 
+/*
+ * An allocator's entry, with the mm read-locked while unwind tables are
+ * loaded: the walk maps each PC to its file through the mm's mappings.
+ * Uprobe handlers run in task context, where they may sleep (the kernel's
+ * own uprobe code takes this lock on the way to them); the lock is taken
+ * here, before the hook guard turns interrupts off, and nests inside
+ * uprobes' register_rwsem as uprobe_register() nests it.
+ */
+static void mt_user_call_locked(u8 func, struct pt_regs *regs, u32 slot)
+{
+	struct mm_struct *mm = current->mm;
+	bool busy = false;
+
+	if (!mt_unwind_active()) {
+		mt_user_call(func, regs, slot, NULL, false);
+		return;
+	}
+	if (mmap_read_lock_killable(mm)) {
+		/* Dying: its stack by frame pointers, counted. */
+		mm = NULL;
+		busy = true;
+	}
+	mt_user_call(func, regs, slot, mm, busy);
+	if (mm)
+		mmap_read_unlock(mm);
+}
+
 static int mt_uprobe_entry(MT_UPROBE_HANDLER_ARGS)
 {
 	struct mt_uprobe *up = container_of(self, struct mt_uprobe, uc);
@@ -425,7 +431,7 @@ static int mt_uprobe_entry(MT_UPROBE_HANDLER_ARGS)
 		mt_user_free(up->func, regs, slot);
 		break;
 	default:
-		mt_user_call(up->func, regs, slot);
+		mt_user_call_locked(up->func, regs, slot);
 		break;
 	}
 	return 0;
@@ -624,6 +630,7 @@ void mt_user_release(void)
 	if (WARN_ON_ONCE(mt_user.armed))
 		return;
 	mt_user_put_probes();
+	mt_unwind_release();
 	while (mt_user.nr_mms) {
 		mt_user.nr_mms--;
 		mmdrop(mt_user.mms[mt_user.nr_mms]);
@@ -933,4 +940,16 @@ void mt_user_snapshot(struct memtrace_target_state *ts)
 		for (i = 0; i < mt_user.nr_probes; i++)
 			ts->nr_uprobes += mt_user.probes[i].registered;
 	}
+}
+
+int mt_user_add_unwind_table(const void *owner, const struct memtrace_unwind_table *t)
+{
+	if (!mt_user.nr_mms || mt_user.owner != owner)
+		return -ESRCH;	/* MEMTRACE_IOC_TARGET first */
+	return mt_unwind_add_table(t);
+}
+
+void mt_user_unwind_snapshot(struct memtrace_unwind_stats *st)
+{
+	mt_unwind_snapshot(st);
 }

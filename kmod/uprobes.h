@@ -30,6 +30,10 @@ void mt_user_detach(void);
 void mt_user_release_owner(const void *owner);
 void mt_user_release(void);
 void mt_user_snapshot(struct memtrace_target_state *ts);
+/* An unwind table for the target's objects (MEMTRACE_IOC_UNWIND_TABLE). */
+int mt_user_add_unwind_table(const void *owner, const struct memtrace_unwind_table *t);
+/* The unwind tables' counts, into the snapshot. */
+void mt_user_unwind_snapshot(struct memtrace_unwind_stats *st);
 
 #else
 
@@ -49,6 +53,12 @@ static inline void mt_user_detach(void) { }
 static inline void mt_user_release_owner(const void *owner) { }
 static inline void mt_user_release(void) { }
 static inline void mt_user_snapshot(struct memtrace_target_state *ts) { }
+static inline int mt_user_add_unwind_table(const void *owner,
+					   const struct memtrace_unwind_table *t)
+{
+	return -EOPNOTSUPP;
+}
+static inline void mt_user_unwind_snapshot(struct memtrace_unwind_stats *st) { }
 #endif
 
 #endif

@@ -21,6 +21,7 @@ enum {
 	OPT_CACHE,
 	OPT_STACK_DEPTH,
 	OPT_FOLLOW_FORKS,
+	OPT_UNWIND,
 	OPT_BY_PID,
 	OPT_BY_COMM,
 	OPT_BY_CGROUP,
@@ -63,6 +64,7 @@ static const struct option long_options[] = {
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
 	{ "follow-forks",	no_argument,		NULL, OPT_FOLLOW_FORKS },
+	{ "unwind",		required_argument,	NULL, OPT_UNWIND },
 	{ "debuginfod",		no_argument,		NULL, OPT_DEBUGINFOD },
 	{ "trace",		no_argument,		NULL, 't' },
 	{ "show-allocs",	no_argument,		NULL, 'a' },
@@ -113,7 +115,7 @@ void cli_usage(FILE *out, const char *prog)
 "usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
 "       --vmscan | --compaction | --migration]\n"
 "       [-p PID | -c COMMAND]\n"
-"       [-O OBJ]... [--follow-forks] [--debuginfod]\n"
+"       [-O OBJ]... [--follow-forks] [--unwind=auto|fp|cfi] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
 "       [--cache NAME]... [--stack-depth N] [--by-pid PID] [--by-comm NAME]\n"
@@ -176,6 +178,9 @@ void cli_usage(FILE *out, const char *prog)
 "                        path, or the name of a library the process maps\n"
 "                        (\"c\", \"jemalloc\"; repeatable, up to %d)\n"
 "  --follow-forks        also trace the processes it forks, from the fork on\n"
+"  --unwind=MODE         user stacks: by call-frame tables (.eh_frame) for objects\n"
+"                        built without frame pointers (auto, the default), for\n"
+"                        every object (cfi), or by frame pointers only (fp)\n"
 "                        (without it, a child is not traced)\n"
 "  --debuginfod          let debug files missing on this host come from the\n"
 "                        debuginfod servers of $DEBUGINFOD_URLS (not without)\n"
@@ -435,6 +440,8 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 		return mt_errf(err, EINVAL, "-O names a process's allocator: it needs -p or -c");
 	if (o->follow_forks && !user)
 		return mt_errf(err, EINVAL, "--follow-forks follows a process: it needs -p or -c");
+	if (o->unwind != MT_UNWIND_AUTO && !user)
+		return mt_errf(err, EINVAL, "--unwind walks a process's stacks: it needs -p or -c");
 	if (o->debuginfod && !user)
 		return mt_errf(err, EINVAL, "--debuginfod finds a process's debug files: "
 			       "it needs -p or -c");
@@ -636,6 +643,17 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_FOLLOW_FORKS:
 			o->follow_forks = true;
+			break;
+		case OPT_UNWIND:
+			if (!strcmp(optarg, "auto"))
+				o->unwind = MT_UNWIND_AUTO;
+			else if (!strcmp(optarg, "fp"))
+				o->unwind = MT_UNWIND_FP;
+			else if (!strcmp(optarg, "cfi"))
+				o->unwind = MT_UNWIND_CFI;
+			else
+				return mt_errf(err, EINVAL, "--unwind: '%s' is not auto, fp or cfi",
+					       optarg);
 			break;
 		case OPT_DEBUGINFOD:
 			o->debuginfod = true;

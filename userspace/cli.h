@@ -48,6 +48,13 @@ enum mt_action {
 #define MT_MODULE_NAME_LEN	56		/* MODULE_NAME_LEN on 64-bit */
 #define MT_PROM_STACKS		20		/* --prometheus: stacks with series of their own */
 
+/* --unwind: how user stacks are walked. */
+enum {
+	MT_UNWIND_AUTO,	/* unwind tables for objects whose code has no frame pointers */
+	MT_UNWIND_FP,	/* frame pointers only */
+	MT_UNWIND_CFI,	/* unwind tables for every object */
+};
+
 struct mt_options {
 	enum mt_action action;
 	enum mt_mode mode;
@@ -62,6 +69,7 @@ struct mt_options {
 	char *objs[MT_MAX_OBJS];	/* into argv */
 	bool trace;			/* -t */
 	bool follow_forks;		/* --follow-forks, user mode */
+	int unwind;			/* --unwind: MT_UNWIND_* (user mode) */
 	bool show_allocs;		/* -a */
 	bool combined_only;		/* -C / --combined-only */
 	bool percpu;			/* -P / --percpu */

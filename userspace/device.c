@@ -231,6 +231,28 @@ int device_set_target(struct mt_device *d, int pid, bool follow_forks, struct mt
 	return mt_errf(err, errno, "cannot trace pid %d: %s", pid, strerror(errno));
 }
 
+int device_add_unwind_table(struct mt_device *d, int fd, const struct memtrace_unwind_row *rows,
+			    size_t nr, const uint8_t *build_id, uint32_t build_id_len,
+			    struct mt_err *err)
+{
+	struct memtrace_unwind_table t = {
+		.size = sizeof(t), .version = MEMTRACE_UNWIND_TABLE_VERSION, .fd = fd,
+		.nr_rows = (uint32_t)nr, .rows = (uint64_t)(uintptr_t)rows,
+		.row_size = sizeof(*rows), .build_id_len = build_id_len,
+	};
+
+	if (nr > MEMTRACE_UNW_MAX_ROWS || build_id_len > sizeof(t.build_id))
+		return mt_errf(err, E2BIG, "unwind table too large (%zu rows)", nr);
+	memcpy(t.build_id, build_id, build_id_len);
+	if (xioctl(d->fd, MEMTRACE_IOC_UNWIND_TABLE, &t) == 0 || errno == EEXIST)
+		return 0;
+	if (module_gone(errno))
+		return gone_error("hand over an unwind table", errno, err);
+	return mt_errf(err, errno, "the module refused an unwind table: %s",
+		       errno == ENOSPC ? "its tables are full (module parameter unwind_table_mb)" :
+		       strerror(errno));
+}
+
 int device_add_uprobe(struct mt_device *d, int fd, uint64_t offset, uint32_t func,
 		      struct mt_err *err)
 {

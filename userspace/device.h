@@ -38,6 +38,14 @@ int device_set_buffer(struct mt_device *d, uint64_t size, struct mt_err *err);
 int device_start(struct mt_device *d, struct mt_err *err);
 /* User mode: the process to trace, then each allocator function to probe. */
 int device_set_target(struct mt_device *d, int pid, bool follow_forks, struct mt_err *err);
+/*
+ * Hands the module the unwind table of fd's object (rows may be NULL with
+ * nr 0 when a table of the same build id was handed over before).  An
+ * object bound already is no error.
+ */
+int device_add_unwind_table(struct mt_device *d, int fd, const struct memtrace_unwind_row *rows,
+			    size_t nr, const uint8_t *build_id, uint32_t build_id_len,
+			    struct mt_err *err);
 int device_add_uprobe(struct mt_device *d, int fd, uint64_t offset, uint32_t func,
 		      struct mt_err *err);
 int device_stop(struct mt_device *d, struct mt_err *err);

@@ -93,6 +93,21 @@ void report_blind_str(uint32_t blind, char *buf, size_t len)
 	}
 }
 
+/* How user stacks were walked, and why those that ended early ended. */
+static void report_unwind(FILE *out, const struct memtrace_unwind_stats *u)
+{
+	fprintf(out, "Unwind: %u tables (%llu KiB) for %u files; frames %llu by table, "
+		"%llu by frame pointer, %llu signal; stacks ended: %llu outermost, "
+		"%llu no table, %llu unmapped PC, %llu bad rule, %llu not upward, "
+		"%llu fault, %llu address space busy\n",
+		u->nr_tables, (unsigned long long)(u->table_bytes >> 10), u->nr_files,
+		(unsigned long long)u->frames_cfi, (unsigned long long)u->frames_fp,
+		(unsigned long long)u->frames_signal, (unsigned long long)u->end_outermost,
+		(unsigned long long)u->end_no_table, (unsigned long long)u->end_unmapped,
+		(unsigned long long)u->end_bad_rule, (unsigned long long)u->end_not_up,
+		(unsigned long long)u->end_fault, (unsigned long long)u->mm_busy);
+}
+
 void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms *ks)
 {
 	const struct memtrace_loss *l = &snap->hdr.loss;
@@ -131,6 +146,7 @@ void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms
 			"%llu stacks cut short, %llu calls not recorded (call table full)\n",
 			t->pid, t->nr_uprobes, (unsigned long long)t->nested,
 			(unsigned long long)t->stack_faults, (unsigned long long)l->calls_full);
+		report_unwind(out, &snap->hdr.unwind);
 		if (t->nr_processes > 1 || t->forks_full)
 			fprintf(out, "Forks: %u processes traced, %llu children not followed "
 				"(too many processes)\n", t->nr_processes,

@@ -109,6 +109,8 @@ int target_open(const struct mt_options *o, struct mt_device *dev, struct target
 	t->images = images_new();
 	if (!t->um || !t->images) {
 		ret = mt_errf(err, ENOMEM, "out of memory");
+	} else if ((ret = usermode_set_unwind(t->um, o->unwind, dev, err))) {
+		/* cfi asked of a module without unwind tables */
 	} else if (o->cmd_argv) {
 		ret = spawn_start(o->cmd_argv, o->follow_forks, &t->spawn, err);
 		if (!ret) {

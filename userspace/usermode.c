@@ -19,9 +19,11 @@
 #include "elfsyms.h"
 #include "procfs.h"
 #include "procmaps.h"
+#include "unwtab.h"
 
 #define MAX_OBJECTS 16
 #define MAX_PROBED 64
+#define MAX_UNWOUND 256
 
 struct object_list {
 	char open_path[MAX_OBJECTS][PATH_MAX];
@@ -41,6 +43,18 @@ struct usermode {
 		ino_t ino;
 	} probed[MAX_PROBED];			/* files handed over already */
 	size_t nr_probed;
+	int unwind;			/* MT_UNWIND_* */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} unwound[MAX_UNWOUND];			/* files given a table, or looked at */
+	size_t nr_unwound;
+	struct {
+		uint8_t id[20];
+		uint32_t len;
+	} loaded[MAX_UNWOUND];			/* build ids of the tables handed over */
+	size_t nr_loaded;
+	bool unwind_warned;
 };
 
 struct usermode *usermode_new(const char *const *objs, size_t nr_objs)
@@ -234,6 +248,101 @@ static int probe_object(struct usermode *um, struct mt_device *d, const char *op
 	return ret ? ret : n;
 }
 
+int usermode_set_unwind(struct usermode *um, int mode, const struct mt_device *d,
+			struct mt_err *err)
+{
+	bool have = d->version.features & MEMTRACE_FEAT_UNWIND_CFI;
+
+	if (mode == MT_UNWIND_CFI && !have)
+		return mt_errf(err, EOPNOTSUPP, "--unwind=cfi: this memtrace.ko walks user stacks "
+			       "by frame pointers only");
+	um->unwind = have ? mode : MT_UNWIND_FP;
+	return 0;
+}
+
+static bool unwound_before(struct usermode *um, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return true;
+	for (size_t i = 0; i < um->nr_unwound; i++)
+		if (um->unwound[i].dev == st.st_dev && um->unwound[i].ino == st.st_ino)
+			return true;
+	if (um->nr_unwound == MAX_UNWOUND)
+		return true;
+	um->unwound[um->nr_unwound].dev = st.st_dev;
+	um->unwound[um->nr_unwound].ino = st.st_ino;
+	um->nr_unwound++;
+	return false;
+}
+
+static bool loaded_before(const struct usermode *um, const uint8_t *id, uint32_t len)
+{
+	for (size_t i = 0; len && i < um->nr_loaded; i++)
+		if (um->loaded[i].len == len && !memcmp(um->loaded[i].id, id, len))
+			return true;
+	return false;
+}
+
+/*
+ * One mapped object's unwind table, unless auto finds its code keeps frame
+ * pointers.  An object without call-frame information gets none: its
+ * frames are found by frame pointers, or the stack ends there, counted.
+ */
+static int unwind_object(struct usermode *um, struct mt_device *d, const struct mapped_object *m,
+			 struct mt_err *err)
+{
+	uint8_t id[20];
+	uint32_t id_len;
+	struct unwtab t;
+	struct mt_err ignored;
+	int fd, ret = 0;
+
+	fd = open(m->open_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* gone since maps was read: nothing to walk */
+	if (unwound_before(um, fd))
+		goto out;
+	id_len = unwtab_build_id(m->open_path, id);
+	if (loaded_before(um, id, id_len)) {
+		ret = device_add_unwind_table(d, fd, NULL, 0, id, id_len, err);
+		goto out;
+	}
+	if (unwtab_build(m->open_path, &t, &ignored))
+		goto out;
+	if (um->unwind == MT_UNWIND_CFI || !unwtab_has_frame_pointers(&t)) {
+		ret = device_add_unwind_table(d, fd, t.rows, t.nr, t.build_id, t.build_id_len, err);
+		if (!ret && t.build_id_len && um->nr_loaded < MAX_UNWOUND) {
+			memcpy(um->loaded[um->nr_loaded].id, t.build_id, t.build_id_len);
+			um->loaded[um->nr_loaded].len = t.build_id_len;
+			um->nr_loaded++;
+		}
+	}
+	unwtab_free(&t);
+out:
+	close(fd);
+	return ret;
+}
+
+/* Unwind tables for the code pid maps; a table the module refuses is said once, not fatal. */
+static void unwind_image(struct usermode *um, struct mt_device *d,
+			 const struct mapped_object *maps, size_t nr_maps)
+{
+	struct mt_err err;
+
+	if (um->unwind == MT_UNWIND_FP)
+		return;
+	for (size_t i = 0; i < nr_maps; i++) {
+		if (!maps[i].executable || !unwind_object(um, d, &maps[i], &err))
+			continue;
+		if (!um->unwind_warned)
+			fprintf(stderr, "memtrace-read: warning: %s: %s; its frames are walked by "
+				"frame pointers\n", maps[i].path, err.msg);
+		um->unwind_warned = true;
+	}
+}
+
 static bool maps_libstdcxx(const struct mapped_object *m)
 {
 	return m->executable && !strncmp(base_name(m->path), "libstdc++.so", 12);
@@ -280,6 +389,8 @@ int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool
 			ret = 0;
 		}
 	}
+	if (!ret)
+		unwind_image(um, d, maps, nr_maps);
 	free(maps);
 	free(l);
 	return ret ? ret : total;

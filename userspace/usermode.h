@@ -44,6 +44,15 @@ void usermode_set_symbols_prefix(struct usermode *um, const char *prefix);
 int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool strict,
 			 struct mt_err *err);
 
+/*
+ * How stacks are walked (MT_UNWIND_*): with auto or cfi, each image's
+ * objects get unwind tables (auto: those built without frame pointers)
+ * as its allocators are probed.  -EOPNOTSUPP for cfi if the module has
+ * no tables (auto then walks by frame pointers).
+ */
+int usermode_set_unwind(struct usermode *um, int mode, const struct mt_device *d,
+			struct mt_err *err);
+
 /* The first -O name no image has mapped yet, or NULL. */
 const char *usermode_unmapped(const struct usermode *um);
 

@@ -17,6 +17,94 @@
 
 #include "mtt.h"
 
+/*
+ * Unwind tables (MEMTRACE_IOC_UNWIND_TABLE), for a target set: every
+ * malformed header and corrupt table refused, a good one loaded once,
+ * shared by build id, and the bounds kept.
+ */
+static void unwind_table_errors(int fd, int exe, int dir)
+{
+	struct memtrace_unwind_row rows[3] = {
+		{ .start = 0x100, .cfa_reg = MEMTRACE_UNW_CFA_RSP, .cfa_off = 8, .ra_off = -8 },
+		{ .start = 0x104, .cfa_reg = MEMTRACE_UNW_CFA_RSP, .cfa_off = 16, .ra_off = -8 },
+		{ .start = 0x120, .cfa_reg = MEMTRACE_UNW_CFA_NONE },
+	};
+	struct memtrace_unwind_table t = {
+		.size = sizeof(t), .version = MEMTRACE_UNWIND_TABLE_VERSION, .fd = exe,
+		.nr_rows = 3, .rows = (uintptr_t)rows, .row_size = sizeof(rows[0]),
+		.build_id_len = 4, .build_id = { 1, 2, 3, 4 },
+	};
+	struct memtrace_unwind_table b;
+
+#define MT_UNW_EXPECT(desc, field, value, err) do {				\
+		b = t;								\
+		b.field = value;						\
+		mtt_expect(desc, ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &b), err);	\
+	} while (0)
+	MT_UNW_EXPECT("unwind table of an unknown version", version, 2, EINVAL);
+	MT_UNW_EXPECT("unwind table with another row size", row_size, 12, EINVAL);
+	MT_UNW_EXPECT("unwind table with a 21-byte build id", build_id_len, 21, EINVAL);
+	MT_UNW_EXPECT("unwind table with non-zero padding", __pad, 1, EINVAL);
+	MT_UNW_EXPECT("unwind table with a bad descriptor", fd, -1, EBADF);
+	MT_UNW_EXPECT("unwind table of a directory", fd, dir, EINVAL);
+	MT_UNW_EXPECT("unwind table at a bad address", rows, 16, EFAULT);
+	MT_UNW_EXPECT("unwind table of no rows, new build id", nr_rows, 0, EINVAL);
+	MT_UNW_EXPECT("unwind table of too many rows", nr_rows, MEMTRACE_UNW_MAX_ROWS + 1, EINVAL);
+	rows[1].start = 0x80;
+	mtt_expect("unwind table not sorted", ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t), EINVAL);
+	rows[1].start = 0x100;
+	mtt_expect("unwind table with a start twice", ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t),
+		   EINVAL);
+	rows[1].start = 0x104;
+	rows[2].start = 0x7fffffff;
+	mtt_expect("unwind table beyond the end of the file",
+		   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t), EINVAL);
+	rows[2].start = 0x120;
+	rows[1].cfa_off = 0;
+	mtt_expect("unwind table with its CFA at the stack pointer",
+		   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t), EINVAL);
+	rows[1].cfa_off = 16;
+	rows[1].ra_off = -4;
+	mtt_expect("unwind table with a misaligned return address",
+		   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t), EINVAL);
+	rows[1].ra_off = -8;
+	rows[0].cfa_reg = MEMTRACE_UNW_CFA_MAX + 1;
+	mtt_expect("unwind table with an unknown rule", ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t),
+		   EINVAL);
+	rows[0].cfa_reg = MEMTRACE_UNW_CFA_RSP;
+	mtt_expect("unwind table", ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t), 0);
+	mtt_expect("the same file's table twice is refused",
+		   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &t), EEXIST);
+	{
+		/* Files of 16 and 4096 bytes: the table (rows to 0x120) fits only the second. */
+		char small[] = "/tmp/mt-unw-XXXXXX", big[] = "/tmp/mt-unw-XXXXXX";
+		int s = mkstemp(small), g = mkstemp(big);
+		static const char page[4096];
+
+		if (s < 0 || g < 0 || write(s, page, 16) != 16 || write(g, page, 4096) != 4096) {
+			mtt_expect("temporary files", -1, 0);
+		} else {
+			b = t;
+			b.fd = s;
+			b.nr_rows = 0;
+			mtt_expect("a table shared by build id with a file it does not fit",
+				   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &b), EINVAL);
+			b.fd = g;
+			mtt_expect("a table shared by build id, no rows handed again",
+				   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &b), 0);
+		}
+		close(s);
+		close(g);
+		unlink(small);
+		unlink(big);
+	}
+	/* Beyond unwind_table_mb (64 MiB by default) with the first one loaded: before any copy. */
+	t.build_id_len = 0;
+	MT_UNW_EXPECT("unwind tables beyond the module's bound", nr_rows, MEMTRACE_UNW_MAX_ROWS,
+		      ENOSPC);
+#undef MT_UNW_EXPECT
+}
+
 /* User mode's target and uprobes, the trace ring's configuration and read(2). */
 static void user_mode_errors(int fd)
 {
@@ -29,6 +117,14 @@ static void user_mode_errors(int fd)
 
 	u.fd = exe;
 	mtt_expect("uprobe before any target", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), ESRCH);
+	{
+		struct memtrace_unwind_table ut = {
+			.size = sizeof(ut), .version = MEMTRACE_UNWIND_TABLE_VERSION, .fd = exe,
+		};
+
+		mtt_expect("unwind table before any target",
+			   ioctl(fd, MEMTRACE_IOC_UNWIND_TABLE, &ut), ESRCH);
+	}
 	t.pid = -1;
 	mtt_expect("negative target pid", ioctl(fd, MEMTRACE_IOC_TARGET, &t), EINVAL);
 	t.pid = 0x7ffffff0;
@@ -58,6 +154,7 @@ static void user_mode_errors(int fd)
 	u.__pad = 0;
 	mtt_expect("uprobe", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), 0);
 	mtt_expect("the same uprobe twice is refused", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EEXIST);
+	unwind_table_errors(fd, exe, dir);
 
 	memset(&c, 0, sizeof(c));
 	c.events = MEMTRACE_EV_USER | MEMTRACE_EV_KMALLOC;

@@ -182,6 +182,7 @@ int main(int argc, char **argv)
 	vmscan_tests();
 	compaction_tests();
 	migration_tests();
+	unwtab_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

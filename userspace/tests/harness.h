@@ -60,5 +60,6 @@ void formats_tests(void);
 void vmscan_tests(void);
 void compaction_tests(void);
 void migration_tests(void);
+void unwtab_tests(void);
 
 #endif

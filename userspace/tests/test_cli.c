@@ -133,6 +133,24 @@ static void test_command_words(void)
 	check(r == 0 && o.follow_forks && o.debuginfod && !strcmp(o.cmd_argv[0], "./a.out"),
 	      "--follow-forks and --debuginfod before -- COMMAND");
 	cli_free(&o);
+	r = PARSE(&o, &e, "-p", "5");
+	check(r == 0 && o.unwind == MT_UNWIND_AUTO, "user stacks by unwind tables where needed "
+	      "(--unwind=auto) unless asked otherwise");
+	cli_free(&o);
+	r = PARSE(&o, &e, "--unwind=cfi", "-p", "5");
+	check(r == 0 && o.unwind == MT_UNWIND_CFI, "--unwind=cfi");
+	cli_free(&o);
+	r = PARSE(&o, &e, "--unwind", "fp", "-p", "5");
+	check(r == 0 && o.unwind == MT_UNWIND_FP, "--unwind fp");
+	cli_free(&o);
+	r = PARSE(&o, &e, "--unwind=dwarf", "-p", "5");
+	check(r < 0 && strstr(e.msg, "'dwarf' is not auto, fp or cfi"),
+	      "--unwind of an unknown mode is refused, naming the modes (%s)", e.msg);
+	cli_free(&o);
+	r = PARSE(&o, &e, "--unwind=cfi", "--kernel-leaks");
+	check(r < 0 && strstr(e.msg, "--unwind walks"),
+	      "--unwind without a process is refused (%s)", e.msg);
+	cli_free(&o);
 }
 
 static void test_help_version(void)

@@ -110,6 +110,8 @@ struct memtrace_version {
 #define MEMTRACE_FEAT_TASK_FILTERS	(1U << 30)
 /* Per-CPU event rings for MEMTRACE_EV_PRESSURE: memtrace_config.evring_pages, MEMTRACE_IOC_EVRING_* */
 #define MEMTRACE_FEAT_EVRING		(1U << 29)
+/* User stacks by call-frame tables: MEMTRACE_IOC_UNWIND_TABLE, memtrace_snap_header.unwind */
+#define MEMTRACE_FEAT_UNWIND_CFI	(1U << 25)
 
 /* ---- MEMTRACE_IOC_CONFIG: what to record ----------------------------- */
 
@@ -260,6 +262,28 @@ struct memtrace_target_state {
  */
 #define MEMTRACE_PROCF_EXEC_REFUSED	(1U << 0)
 
+/*
+ * User stacks (since MEMTRACE_FEAT_UNWIND_CFI): how their frames were
+ * found, and why each stack ended before the stack depth.  A stack ends
+ * at its outermost frame (the table says the return address is
+ * undefined, as _start's), or for one of the counted reasons.
+ */
+struct memtrace_unwind_stats {
+	__u64 frames_cfi;	/* frames found by an unwind table */
+	__u64 frames_fp;	/* frames found by the frame pointer: no table covered the PC */
+	__u64 frames_signal;	/* signal frames stepped over (their interrupted PC is a frame) */
+	__u64 end_outermost;	/* stacks ended at their outermost frame */
+	__u64 end_no_table;	/* ended at a PC no table covers, whose frame pointer was no frame */
+	__u64 end_unmapped;	/* ended at a PC in no file mapping (JIT code, anonymous memory) */
+	__u64 end_bad_rule;	/* ended at a frame the table cannot unwind (a CFA rule it does not express) */
+	__u64 end_not_up;	/* ended: a frame's stack did not lie above the one before */
+	__u64 end_fault;	/* ended: a read of the stack faulted */
+	__u64 mm_busy;		/* stacks walked by frame pointers only: the address space was being changed */
+	__u32 nr_tables;	/* tables loaded (MEMTRACE_IOC_UNWIND_TABLE), shared by build id */
+	__u32 nr_files;		/* files bound to them */
+	__u64 table_bytes;	/* bytes the tables take in the module */
+};
+
 struct memtrace_snap_header {
 	__u32 magic;		/* MEMTRACE_SNAP_MAGIC */
 	__u32 abi_version;	/* MEMTRACE_ABI_VERSION */
@@ -304,6 +328,8 @@ struct memtrace_snap_header {
 	/* Grown at the end: check header_size before reading these. */
 	__u32 flags;		/* MEMTRACE_HDR_* */
 	__u32 __pad2;
+	/* since MEMTRACE_FEAT_UNWIND_CFI: */
+	struct memtrace_unwind_stats unwind;
 };
 
 /*
@@ -881,6 +907,73 @@ struct memtrace_uprobe {
 #define MEMTRACE_UPROBE_SIZE_VER0	24
 #define MEMTRACE_MAX_UPROBES		128
 
+/* ---- User stacks: MEMTRACE_IOC_UNWIND_TABLE (MEMTRACE_FEAT_UNWIND_CFI) ---- */
+
+/*
+ * How to find the caller's frame from one PC range of an object, built
+ * by the reader from the object's .eh_frame / .debug_frame.  A row holds
+ * from its start to the next row's start (file offsets of the object, as
+ * mapped); a row of MEMTRACE_UNW_CFA_NONE covers a gap without
+ * information.  CFA (the stack pointer before the call) is the register
+ * cfa_reg plus cfa_off; the return address is at CFA + ra_off; the
+ * caller's rbp is at CFA + rbp_off (MEMTRACE_UNW_RBP_AT_CFA) or is rbp
+ * unchanged (MEMTRACE_UNW_RBP_SAME).
+ */
+struct memtrace_unwind_row {
+	__u32 start;		/* file offset of the row's first byte */
+	__s32 cfa_off;
+	__s16 ra_off;
+	__s16 rbp_off;
+	__u8 cfa_reg;		/* MEMTRACE_UNW_CFA_* */
+	__u8 rbp_rule;		/* MEMTRACE_UNW_RBP_* */
+	__u16 __pad;
+};
+
+#define MEMTRACE_UNW_CFA_NONE	0	/* no information: frame pointers, or the stack ends */
+#define MEMTRACE_UNW_CFA_RSP	1	/* CFA = rsp + cfa_off */
+#define MEMTRACE_UNW_CFA_RBP	2	/* CFA = rbp + cfa_off */
+#define MEMTRACE_UNW_CFA_END	3	/* outermost frame: the return address is undefined */
+/*
+ * A signal trampoline (__restore_rt): rsp points at the ucontext of the
+ * interrupted frame.  Its PC is exact, not a return address: the stack
+ * records it + 1, so that symbolizing at address - 1 names it.
+ */
+#define MEMTRACE_UNW_CFA_SIGNAL	4
+/* A rule no row expresses (a DWARF expression): the stack ends here, counted */
+#define MEMTRACE_UNW_CFA_BAD	5
+#define MEMTRACE_UNW_CFA_MAX	5
+
+#define MEMTRACE_UNW_RBP_SAME	0
+#define MEMTRACE_UNW_RBP_AT_CFA	1
+
+/* Bounds: a row's offsets from the CFA, rows per table, bytes of all tables. */
+#define MEMTRACE_UNW_MAX_CFA_OFF	(1 << 20)
+#define MEMTRACE_UNW_MAX_ROWS		(1U << 22)
+
+/*
+ * The unwind table of one object, for the session's target: fd is the
+ * object, open for reading (the file the target maps).  A table with the
+ * build id of one loaded before is not loaded again: the file is bound to
+ * that one (rows may then be 0).  Rows must be sorted by start, strictly,
+ * each start inside the file and each row's rules within the bounds, or
+ * the table is refused (EINVAL); tables beyond the module's bound
+ * (unwind_table_mb) get ENOSPC.  Tables last until the target changes or
+ * the session's file is closed.
+ */
+struct memtrace_unwind_table {
+	__u32 size;		/* sizeof(struct memtrace_unwind_table) */
+	__u32 version;		/* MEMTRACE_UNWIND_TABLE_VERSION */
+	__s32 fd;
+	__u32 nr_rows;
+	__u64 rows;		/* user pointer to struct memtrace_unwind_row[nr_rows] */
+	__u32 row_size;		/* sizeof(struct memtrace_unwind_row) */
+	__u32 build_id_len;	/* 0: none (no sharing) */
+	__u8 build_id[20];
+	__u32 __pad;
+};
+#define MEMTRACE_UNWIND_TABLE_SIZE_VER0	56
+#define MEMTRACE_UNWIND_TABLE_VERSION	1
+
 /* ---- ioctls ------------------------------------------------------------ */
 
 #define MEMTRACE_IOC_VERSION	_IOWR(MEMTRACE_IOC_MAGIC, 0x00, struct memtrace_version)
@@ -896,5 +989,6 @@ struct memtrace_uprobe {
 #define MEMTRACE_IOC_UPROBE	_IOW(MEMTRACE_IOC_MAGIC, 0x08, struct memtrace_uprobe)
 #define MEMTRACE_IOC_EVRING_INFO	_IOWR(MEMTRACE_IOC_MAGIC, 0x09, struct memtrace_evring_info)
 #define MEMTRACE_IOC_EVRING_CONSUME	_IOW(MEMTRACE_IOC_MAGIC, 0x0a, struct memtrace_evring_consume)
+#define MEMTRACE_IOC_UNWIND_TABLE	_IOW(MEMTRACE_IOC_MAGIC, 0x18, struct memtrace_unwind_table)
 
 #endif /* _UAPI_LINUX_MEMTRACE_H */

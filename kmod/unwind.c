@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks by call-frame tables; see unwind.h.
+ *
+ * The reader parses the DWARF (libdw), the module only looks rows up:
+ * a row says where the caller's frame is (CFA = rsp or rbp + offset),
+ * where the return address and the saved rbp are, or that the frame is
+ * the outermost or a signal trampoline's.  A PC is turned into a file
+ * offset through the mapping that holds it (vma->vm_file, vm_pgoff),
+ * which needs the mm read-locked: the uprobe handler takes the lock in
+ * task context before it enters the hook guard (see uprobes.c), so the
+ * walk itself runs with interrupts off, reads only through
+ * copy_from_user_nofault() and never sleeps.
+ *
+ * Tables are shared by build id (a library mapped by the target and each
+ * child or image exec'd is loaded once), bound to each file that carries
+ * them, and bounded in all (unwind_table_mb).
+ */
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/ptrace.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "unwind.h"
+
+static uint unwind_table_mb = 64;
+module_param(unwind_table_mb, uint, 0444);
+MODULE_PARM_DESC(unwind_table_mb,
+		 "User stacks: MiB the unwind tables of a session may take (default 64)");
+
+#define MT_UNWIND_MAX_TABLES	256
+#define MT_UNWIND_MAX_FILES	512
+
+/* Nothing is mapped below this by default (vm.mmap_min_addr): no code either. */
+#define MT_UNWIND_CODE_MIN	0x10000UL
+
+/* Where the interrupted registers are in a signal frame's ucontext (x86-64 uc_mcontext.gregs). */
+#define MT_UC_RBP	120
+#define MT_UC_RSP	160
+#define MT_UC_RIP	168
+
+struct mt_unwind_table {
+	struct memtrace_unwind_row *rows;
+	u32 nr_rows;
+	u32 build_id_len;
+	u8 build_id[20];
+};
+
+struct mt_unwind_file {
+	struct file *file;	/* referenced: its inode is what mappings are compared with */
+	const struct mt_unwind_table *table;
+};
+
+static struct {
+	struct mt_unwind_table *tables[MT_UNWIND_MAX_TABLES];
+	u32 nr_tables;
+	/* Appended under mt.lock, published by nr_files (release); read locklessly. */
+	struct mt_unwind_file files[MT_UNWIND_MAX_FILES];
+	u32 nr_files;
+	u64 bytes;
+} mt_unw;
+
+/* ---- the tables themselves (pure: KUnit tests these) ------------------ */
+
+static bool mt_unwind_off_ok(s32 off)
+{
+	return off > -MEMTRACE_UNW_MAX_CFA_OFF && off < MEMTRACE_UNW_MAX_CFA_OFF;
+}
+
+int mt_unwind_validate(const struct memtrace_unwind_row *rows, u32 nr, u64 file_size)
+{
+	u32 i;
+
+	if (!nr || nr > MEMTRACE_UNW_MAX_ROWS)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		const struct memtrace_unwind_row *r = &rows[i];
+
+		if (r->__pad || r->cfa_reg > MEMTRACE_UNW_CFA_MAX ||
+		    r->rbp_rule > MEMTRACE_UNW_RBP_AT_CFA)
+			return -EINVAL;
+		if (r->start >= file_size || (i && r->start <= rows[i - 1].start))
+			return -EINVAL;
+		if (r->cfa_reg != MEMTRACE_UNW_CFA_RSP && r->cfa_reg != MEMTRACE_UNW_CFA_RBP)
+			continue;
+		/*
+		 * The CFA is above the frame's stack pointer; the return
+		 * address and the saved rbp lie below it, 8-aligned.
+		 */
+		if (r->cfa_off <= 0 || r->cfa_off >= MEMTRACE_UNW_MAX_CFA_OFF ||
+		    r->ra_off >= 0 || r->ra_off % 8)
+			return -EINVAL;
+		if (r->rbp_rule == MEMTRACE_UNW_RBP_AT_CFA &&
+		    (r->rbp_off >= 0 || r->rbp_off % 8 || !mt_unwind_off_ok(r->rbp_off)))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+const struct memtrace_unwind_row *mt_unwind_find(const struct memtrace_unwind_row *rows,
+						 u32 nr, u64 off)
+{
+	u32 lo = 0, hi = nr;
+
+	/* The first row starting above off, then the one before it. */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (rows[mid].start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &rows[lo - 1] : NULL;
+}
+
+/* ---- the session's tables (under mt.lock) ----------------------------- */
+
+static struct mt_unwind_table *mt_unwind_by_build_id(const u8 *id, u32 len)
+{
+	u32 i;
+
+	if (!len)
+		return NULL;
+	for (i = 0; i < mt_unw.nr_tables; i++) {
+		struct mt_unwind_table *t = mt_unw.tables[i];
+
+		if (t->build_id_len == len && !memcmp(t->build_id, id, len))
+			return t;
+	}
+	return NULL;
+}
+
+static int mt_unwind_bind(struct file *file, const struct mt_unwind_table *t)
+{
+	u32 n = mt_unw.nr_files, i;
+
+	for (i = 0; i < n; i++)
+		if (file_inode(mt_unw.files[i].file) == file_inode(file))
+			return -EEXIST;
+	if (n == MT_UNWIND_MAX_FILES)
+		return -ENOSPC;
+	mt_unw.files[n].file = get_file(file);
+	mt_unw.files[n].table = t;
+	/* Pairs with mt_unwind_file_of()'s acquire: the slot is written. */
+	smp_store_release(&mt_unw.nr_files, n + 1);
+	return 0;
+}
+
+static struct mt_unwind_table *mt_unwind_load(const struct memtrace_unwind_table *ut,
+					      u64 file_size)
+{
+	const void __user *urows = u64_to_user_ptr(ut->rows);
+	struct mt_unwind_table *t;
+	size_t bytes;
+	int ret;
+
+	if (!ut->nr_rows || ut->nr_rows > MEMTRACE_UNW_MAX_ROWS)
+		return ERR_PTR(-EINVAL);
+	bytes = (size_t)ut->nr_rows * sizeof(struct memtrace_unwind_row);
+	if (mt_unw.bytes + bytes > ((u64)unwind_table_mb << 20) ||
+	    mt_unw.nr_tables == MT_UNWIND_MAX_TABLES)
+		return ERR_PTR(-ENOSPC);
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return ERR_PTR(-ENOMEM);
+	t->rows = kvmalloc(bytes, GFP_KERNEL);
+	if (!t->rows) {
+		kfree(t);
+		return ERR_PTR(-ENOMEM);
+	}
+	ret = copy_from_user(t->rows, urows, bytes) ? -EFAULT : 0;
+	if (!ret)
+		ret = mt_unwind_validate(t->rows, ut->nr_rows, file_size);
+	if (ret) {
+		kvfree(t->rows);
+		kfree(t);
+		return ERR_PTR(ret);
+	}
+	t->nr_rows = ut->nr_rows;
+	t->build_id_len = ut->build_id_len;
+	memcpy(t->build_id, ut->build_id, ut->build_id_len);
+	mt_unw.tables[mt_unw.nr_tables++] = t;
+	mt_unw.bytes += bytes;
+	return t;
+}
+
+int mt_unwind_add_table(const struct memtrace_unwind_table *ut)
+{
+	struct mt_unwind_table *t;
+	struct inode *inode;
+	struct file *file;
+	int ret;
+
+	if (ut->version != MEMTRACE_UNWIND_TABLE_VERSION || ut->__pad ||
+	    ut->row_size != sizeof(struct memtrace_unwind_row) ||
+	    ut->build_id_len > sizeof(ut->build_id))
+		return -EINVAL;
+	file = fget(ut->fd);
+	if (!file)
+		return -EBADF;
+	inode = file_inode(file);
+	if (!S_ISREG(inode->i_mode) || !(file->f_mode & FMODE_READ)) {
+		fput(file);
+		return -EINVAL;
+	}
+	t = mt_unwind_by_build_id(ut->build_id, ut->build_id_len);
+	/* Shared only with a file the table fits: a build id is the reader's word. */
+	if (t && t->rows[t->nr_rows - 1].start >= i_size_read(inode))
+		t = ERR_PTR(-EINVAL);
+	else if (!t)
+		t = mt_unwind_load(ut, i_size_read(inode));
+	ret = IS_ERR(t) ? PTR_ERR(t) : mt_unwind_bind(file, t);
+	/* A table loaded for no file stays until release: bounded, and shared later. */
+	fput(file);
+	return ret;
+}
+
+void mt_unwind_release(void)
+{
+	u32 i;
+
+	for (i = 0; i < mt_unw.nr_files; i++)
+		fput(mt_unw.files[i].file);
+	for (i = 0; i < mt_unw.nr_tables; i++) {
+		kvfree(mt_unw.tables[i]->rows);
+		kfree(mt_unw.tables[i]);
+	}
+	memset(&mt_unw, 0, sizeof(mt_unw));
+}
+
+bool mt_unwind_active(void)
+{
+	return READ_ONCE(mt_unw.nr_files) != 0;
+}
+
+void mt_unwind_snapshot(struct memtrace_unwind_stats *st)
+{
+	st->nr_tables = mt_unw.nr_tables;
+	/* Under mt.lock, as tables are added: no ordering needed beyond the lock. */
+	st->nr_files = mt_unw.nr_files;
+	st->table_bytes = mt_unw.bytes;
+}
+
+/* ---- the walk (inside the hook guard: no sleeping) -------------------- */
+
+/* The last mapping looked up: a stack's frames mostly lie in a few objects. */
+struct mt_unwind_map {
+	unsigned long start, end;	/* the vma's range */
+	u64 pgoff_bytes;		/* file offset of start */
+	const struct mt_unwind_table *table;	/* NULL: a file with no table */
+	bool file;			/* a file mapping at all */
+};
+
+enum mt_unwind_where { MT_UNW_UNMAPPED, MT_UNW_NO_TABLE, MT_UNW_ROW };
+
+static const struct mt_unwind_table *mt_unwind_table_of(const struct inode *inode)
+{
+	/* Pairs with mt_unwind_bind()'s release. */
+	u32 n = smp_load_acquire(&mt_unw.nr_files), i;
+
+	for (i = 0; i < n; i++)
+		if (file_inode(mt_unw.files[i].file) == inode)
+			return mt_unw.files[i].table;
+	return NULL;
+}
+
+static enum mt_unwind_where mt_unwind_lookup(struct mm_struct *mm, struct mt_unwind_map *map,
+					     unsigned long pc,
+					     const struct memtrace_unwind_row **row)
+{
+	u64 off;
+
+	if (!mm)
+		return MT_UNW_NO_TABLE;
+	if (pc < map->start || pc >= map->end) {
+		struct vm_area_struct *vma = find_vma(mm, pc);
+
+		if (!vma || vma->vm_start > pc) {
+			map->start = map->end = 0;
+			return MT_UNW_UNMAPPED;
+		}
+		map->start = vma->vm_start;
+		map->end = vma->vm_end;
+		map->pgoff_bytes = (u64)vma->vm_pgoff << PAGE_SHIFT;
+		map->file = vma->vm_file;
+		map->table = vma->vm_file ? mt_unwind_table_of(file_inode(vma->vm_file)) : NULL;
+	}
+	if (!map->file)
+		return MT_UNW_UNMAPPED;
+	if (!map->table)
+		return MT_UNW_NO_TABLE;
+	off = pc - map->start + map->pgoff_bytes;
+	*row = mt_unwind_find(map->table->rows, map->table->nr_rows, off);
+	return *row ? MT_UNW_ROW : MT_UNW_NO_TABLE;
+}
+
+static bool mt_unwind_read(unsigned long addr, unsigned long *val)
+{
+	return !copy_from_user_nofault(val, (const void __user *)addr, sizeof(*val));
+}
+
+static bool mt_unwind_is_code(unsigned long pc)
+{
+	return pc >= MT_UNWIND_CODE_MIN && pc < TASK_SIZE_MAX;
+}
+
+/* Signal frames stepped over in one stack, at most: each may point anywhere. */
+#define MT_UNWIND_MAX_SIGNAL	8
+
+unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_entry,
+			    unsigned long *ip, unsigned int max,
+			    struct memtrace_unwind_stats *st, bool *faulted)
+{
+	unsigned long pc = instruction_pointer(regs);
+	unsigned long sp = user_stack_pointer(regs);
+	unsigned long bp = frame_pointer(regs);
+	struct mt_unwind_map map = { };
+	unsigned int nr = 0, signals = 0;
+	bool exact = true;	/* pc is not a return address: look it up as is */
+
+	*faulted = false;
+	while (nr < max) {
+		const struct memtrace_unwind_row *row = NULL;
+		enum mt_unwind_where where;
+		unsigned long cfa, ra;
+
+		where = mt_unwind_lookup(mm, &map, exact ? pc : pc - 1, &row);
+		if (where == MT_UNW_ROW && row->cfa_reg == MEMTRACE_UNW_CFA_NONE)
+			where = MT_UNW_NO_TABLE;
+		if (where == MT_UNW_ROW) {
+			switch (row->cfa_reg) {
+			case MEMTRACE_UNW_CFA_END:
+				st->end_outermost++;
+				return nr;
+			case MEMTRACE_UNW_CFA_BAD:
+				st->end_bad_rule++;
+				return nr;
+			case MEMTRACE_UNW_CFA_SIGNAL:
+				/* sp is at the ucontext the kernel pushed for the handler. */
+				if (++signals > MT_UNWIND_MAX_SIGNAL) {
+					st->end_bad_rule++;
+					return nr;
+				}
+				if (!mt_unwind_read(sp + MT_UC_RIP, &ra) ||
+				    !mt_unwind_read(sp + MT_UC_RBP, &bp) ||
+				    !mt_unwind_read(sp + MT_UC_RSP, &sp))
+					goto fault;
+				st->frames_signal++;
+				/*
+				 * The interrupted PC is exact, not a return
+				 * address: it is recorded + 1, so that a
+				 * symbolizer, which looks a frame up at its
+				 * address - 1, names the instruction itself.
+				 */
+				exact = true;
+				pc = ra;
+				ip[nr++] = pc + 1;
+				continue;
+			}
+			cfa = (row->cfa_reg == MEMTRACE_UNW_CFA_RSP ? sp : bp) + row->cfa_off;
+			if (cfa <= sp) {
+				st->end_not_up++;
+				return nr;
+			}
+			if (!mt_unwind_read(cfa + row->ra_off, &ra))
+				goto fault;
+			if (row->rbp_rule == MEMTRACE_UNW_RBP_AT_CFA &&
+			    !mt_unwind_read(cfa + row->rbp_off, &bp))
+				goto fault;
+			sp = cfa;
+			st->frames_cfi++;
+			/* A return address of 0 marks the outermost frame too. */
+			if (!mt_unwind_is_code(ra)) {
+				st->end_outermost++;
+				return nr;
+			}
+		} else if (at_entry && !nr) {
+			/* A function's first instruction: its return address is at [sp]. */
+			if (!mt_unwind_read(sp, &ra))
+				goto fault;
+			sp += sizeof(long);
+			st->frames_fp++;
+		} else {
+			struct {
+				unsigned long next_bp;
+				unsigned long ret;
+			} frame;
+
+			/* The frame pointer's frame must lie at or above the stack pointer. */
+			if (bp < sp || !IS_ALIGNED(bp, sizeof(long))) {
+				if (where == MT_UNW_UNMAPPED)
+					st->end_unmapped++;
+				else
+					st->end_no_table++;
+				return nr;
+			}
+			if (copy_from_user_nofault(&frame, (const void __user *)bp, sizeof(frame)))
+				goto fault;
+			/* Code without frame pointers leaves rbp holding data. */
+			if (!mt_unwind_is_code(frame.ret)) {
+				if (where == MT_UNW_UNMAPPED)
+					st->end_unmapped++;
+				else
+					st->end_no_table++;
+				return nr;
+			}
+			ra = frame.ret;
+			sp = bp + sizeof(frame);
+			bp = frame.next_bp;
+			st->frames_fp++;
+		}
+		exact = false;
+		pc = ra;
+		ip[nr++] = pc;
+	}
+	return nr;
+fault:
+	st->end_fault++;
+	*faulted = true;
+	return nr;
+}

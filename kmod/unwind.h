@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stacks by call-frame tables (unwind.c).  The reader turns each
+ * object's .eh_frame/.debug_frame into rows sorted by file offset
+ * (struct memtrace_unwind_row) and hands them over with the object's file
+ * (MEMTRACE_IOC_UNWIND_TABLE); an allocator's uprobe handler then finds
+ * each caller with a binary search per frame.  Tables are the session's:
+ * appended under mt.lock, read locklessly by handlers, freed only once no
+ * handler runs (mt_user_release(), never while armed).
+ */
+#ifndef MEMTRACE_UNWIND_H
+#define MEMTRACE_UNWIND_H
+
+#include <linux/types.h>
+#include <linux/memtrace.h>
+
+struct mm_struct;
+struct pt_regs;
+
+/*
+ * Checks rows a reader handed over: sorted strictly by start, every start
+ * below file_size, every rule known and its offsets within bounds.
+ * 0 or -EINVAL.
+ */
+int mt_unwind_validate(const struct memtrace_unwind_row *rows, u32 nr, u64 file_size);
+
+/* The row covering file offset off (the last one starting at or below it), or NULL. */
+const struct memtrace_unwind_row *mt_unwind_find(const struct memtrace_unwind_row *rows,
+						 u32 nr, u64 off);
+
+/* Load (or share by build id) a table for fd's file: the ioctl's work, under mt.lock. */
+int mt_unwind_add_table(const struct memtrace_unwind_table *t);
+/* Drop every table and file: no handler may be running. */
+void mt_unwind_release(void);
+/* Whether any table is loaded (handlers then lock the mm for CFI). */
+bool mt_unwind_active(void);
+/* The snapshot's table counts (the per-CPU counters are summed by the caller). */
+void mt_unwind_snapshot(struct memtrace_unwind_stats *st);
+
+/*
+ * The return addresses of the user stack regs was taken from, innermost
+ * first (regs->ip's own function is not one of them), into ip[max].
+ * mm, if not NULL, is current's, read-locked by the caller: its mappings
+ * tell which table covers a PC.  With mm NULL, or where no table covers a
+ * PC, frames are found by frame pointers.  at_entry: regs are at a
+ * function's first instruction (a uprobe), whose return address is at
+ * [sp].  Counts in st; *faulted if a read of the stack faulted.  Never
+ * sleeps; bounded by max.
+ */
+unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_entry,
+			    unsigned long *ip, unsigned int max,
+			    struct memtrace_unwind_stats *st, bool *faulted);
+
+#endif

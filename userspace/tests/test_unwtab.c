@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unwind tables (unwtab.c) from real ELF files, against oracles that are
+ * not unwtab's own: the compiler (__builtin_dwarf_cfa() and
+ * __builtin_return_address() in this very process, at a PC whose row the
+ * table built from /proc/self/exe gives), the x86-64 psABI (at every
+ * exported function's first instruction of the host's libc the CFA is
+ * rsp + 8 with the return address just below it), libdw's own answer for
+ * sampled PCs, and the layout rules the module checks.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "procmaps.h"
+#include "unwtab.h"
+
+/* The file offset of address a in this process, and the file's path, from /proc/self/maps. */
+static bool self_offset(unsigned long a, uint64_t *off, char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4200];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		struct maps_line m;
+
+		if (!procmaps_parse_line(line, &m) || a < m.start || a >= m.end || !m.name_len)
+			continue;
+		*off = a - m.start + m.offset;
+		snprintf(path, len, "%.*s", (int)m.name_len - (m.name[m.name_len - 1] == '\n'),
+			 m.name);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+struct probe_point {
+	unsigned long pc, sp, bp, cfa, ret;
+	unsigned long below_cfa[8];	/* the stack's words below the CFA, while the frame lives */
+};
+
+static __attribute__((noinline, noipa)) void probe_here(struct probe_point *p)
+{
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(p->pc), "=r"(p->sp), "=r"(p->bp));
+	p->cfa = (unsigned long)__builtin_dwarf_cfa();
+	p->ret = (unsigned long)__builtin_return_address(0);
+	memcpy(p->below_cfa, (const void *)(p->cfa - sizeof(p->below_cfa)), sizeof(p->below_cfa));
+}
+
+static void self_tests(void)
+{
+	struct probe_point p;
+	const struct memtrace_unwind_row *r;
+	char path[4096];
+	struct unwtab t;
+	struct mt_err err;
+	uint64_t off = 0;
+	unsigned long cfa, ra;
+
+	probe_here(&p);
+	if (!check(self_offset(p.pc, &off, path, sizeof(path)), "unwtab: this test's code is mapped"))
+		return;
+	if (!check(unwtab_build(path, &t, &err) == 0, "unwtab: builds the table of %s", path)) {
+		diag("%s", err.msg);
+		return;
+	}
+	r = unwtab_find(&t, off);
+	if (check(r && (r->cfa_reg == MEMTRACE_UNW_CFA_RSP || r->cfa_reg == MEMTRACE_UNW_CFA_RBP),
+		  "unwtab: a row covers probe_here's PC, by rsp or rbp")) {
+		cfa = (r->cfa_reg == MEMTRACE_UNW_CFA_RSP ? p.sp : p.bp) + r->cfa_off;
+		check(cfa == p.cfa, "unwtab: its CFA is the compiler's (__builtin_dwarf_cfa): "
+		      "0x%lx, 0x%lx", cfa, p.cfa);
+		ra = r->ra_off >= -64 ? p.below_cfa[8 + r->ra_off / 8] : 0;
+		check(ra == p.ret, "unwtab: the return address it finds is the compiler's: "
+		      "0x%lx, 0x%lx", ra, p.ret);
+	}
+	unwtab_free(&t);
+}
+
+/* The table's rows are what the module accepts: sorted, in the file, in bounds. */
+static bool rows_valid(const struct unwtab *t, uint64_t file_size)
+{
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct memtrace_unwind_row *r = &t->rows[i];
+
+		if (r->start >= file_size || (i && r->start <= t->rows[i - 1].start) ||
+		    r->cfa_reg > MEMTRACE_UNW_CFA_MAX)
+			return false;
+		if ((r->cfa_reg == MEMTRACE_UNW_CFA_RSP || r->cfa_reg == MEMTRACE_UNW_CFA_RBP) &&
+		    (r->cfa_off <= 0 || r->ra_off >= 0 || r->ra_off % 8 ||
+		     (r->rbp_rule == MEMTRACE_UNW_RBP_AT_CFA && (r->rbp_off >= 0 || r->rbp_off % 8))))
+			return false;
+	}
+	return true;
+}
+
+/* The file offset of vaddr, by the section holding it. */
+static bool vaddr_offset(Elf *elf, GElf_Addr a, uint64_t *off)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (sh.sh_flags & SHF_EXECINSTR) && a >= sh.sh_addr && a < sh.sh_addr + sh.sh_size) {
+			*off = a - sh.sh_addr + sh.sh_offset;
+			return true;
+		}
+	return false;
+}
+
+static void libc_tests(void)
+{
+	char libc[4096];
+	struct unwtab t;
+	struct mt_err err;
+	size_t funcs = 0, entry_ok = 0, sampled = 0, agree = 0;
+	Dwarf_CFI *cfi;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	if (self_libc(libc, sizeof(libc))) {
+		check(true, "unwtab: libc # SKIP no shared libc");
+		return;
+	}
+	if (!check(unwtab_build(libc, &t, &err) == 0, "unwtab: builds the table of %s", libc)) {
+		diag("%s", err.msg);
+		return;
+	}
+	fd = open(libc, O_RDONLY);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	check(rows_valid(&t, (uint64_t)lseek(fd, 0, SEEK_END)),
+	      "unwtab: libc's %zu rows are sorted, in the file, in bounds", t.nr);
+	check(!unwtab_has_frame_pointers(&t), "unwtab: Debian's libc is told to lack frame pointers");
+	check(t.build_id_len == 20, "unwtab: libc's build id read (%u bytes)", t.build_id_len);
+	{
+		size_t signal = 0;
+
+		for (size_t i = 0; i < t.nr; i++)
+			signal += t.rows[i].cfa_reg == MEMTRACE_UNW_CFA_SIGNAL;
+		check(signal == 1, "unwtab: libc's signal trampoline (__restore_rt) has its "
+		      "signal-frame row (%zu)", signal);
+	}
+
+	/* The psABI: at a function's entry, CFA = rsp + 8, return address at CFA - 8. */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			const struct memtrace_unwind_row *r;
+			GElf_Sym s;
+			uint64_t off;
+
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    !s.st_size || !s.st_value || !vaddr_offset(elf, s.st_value, &off))
+				continue;
+			funcs++;
+			r = unwtab_find(&t, off);
+			entry_ok += r && r->cfa_reg == MEMTRACE_UNW_CFA_RSP && r->cfa_off == 8 &&
+				    r->ra_off == -8;
+		}
+	}
+	check(funcs > 1000 && entry_ok * 100 >= funcs * 99,
+	      "unwtab: at %zu of libc's %zu exported functions' entries, CFA = rsp + 8 and the "
+	      "return address at CFA - 8", entry_ok, funcs);
+
+	/* libdw's own answer, at every 4099th byte of code with an FDE. */
+	cfi = dwarf_getcfi_elf(elf);
+	scn = NULL;
+	while (cfi && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		for (GElf_Addr a = sh.sh_addr; a < sh.sh_addr + sh.sh_size; a += 4099) {
+			const struct memtrace_unwind_row *r;
+			Dwarf_Frame *f;
+			Dwarf_Op *ops;
+			size_t nops;
+
+			if (dwarf_cfi_addrframe(cfi, a, &f))
+				continue;
+			if (dwarf_frame_cfa(f, &ops, &nops) == 0 && nops == 1 &&
+			    ops[0].atom == DW_OP_bregx && (ops[0].number == 7 || ops[0].number == 6)) {
+				sampled++;
+				r = unwtab_find(&t, a - sh.sh_addr + sh.sh_offset);
+				agree += r && r->cfa_reg == (ops[0].number == 7 ? MEMTRACE_UNW_CFA_RSP :
+							     MEMTRACE_UNW_CFA_RBP) &&
+					 r->cfa_off == (int64_t)ops[0].number2;
+			}
+			free(f);
+		}
+	}
+	check(sampled > 50 && agree == sampled,
+	      "unwtab: libdw's CFA at %zu sampled PCs of libc is the table's at %zu", sampled, agree);
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	elf_end(elf);
+	close(fd);
+	unwtab_free(&t);
+}
+
+static void error_tests(void)
+{
+	struct unwtab t;
+	struct mt_err err;
+
+	check(unwtab_build("/nonexistent/libfoo.so", &t, &err) == -ENOENT,
+	      "unwtab: a missing file is ENOENT");
+	check(unwtab_build("/proc/self/status", &t, &err) == -ENOEXEC && strstr(err.msg, "ELF"),
+	      "unwtab: a file that is no ELF is said so (%s)", err.msg);
+}
+
+void unwtab_tests(void)
+{
+	self_tests();
+	libc_tests();
+	error_tests();
+}
