@@ -15,6 +15,11 @@
 
 /* Largest ring: 16 MiB of data per CPU. */
 #define MT_EVRING_MAX_PAGES	(4096U)
+/*
+ * All CPUs' rings together: a ring per possible CPU, and a host may have
+ * many more possible CPUs than online ones.  The rings shrink to fit.
+ */
+#define MT_EVRING_MAX_TOTAL	(256UL << 20)
 
 static void mt_evwake_fn(struct irq_work *w)
 {
@@ -41,6 +46,11 @@ struct mt_evring *mt_evring_create(u32 data_pages, struct mt_evwake *wake)
 
 	BUILD_BUG_ON(sizeof(struct memtrace_evring_meta) > PAGE_SIZE);
 	data_pages = roundup_pow_of_two(clamp_t(u32, data_pages, 1, MT_EVRING_MAX_PAGES));
+	while (data_pages > 1 &&
+	       (u64)(data_pages + 1) * PAGE_SIZE * nr_cpu_ids > MT_EVRING_MAX_TOTAL)
+		data_pages /= 2;
+	if ((u64)(data_pages + 1) * PAGE_SIZE * nr_cpu_ids > MT_EVRING_MAX_TOTAL)
+		return NULL;
 	er = kzalloc(sizeof(*er), GFP_KERNEL);
 	if (!er)
 		return NULL;
@@ -83,10 +93,19 @@ void mt_evring_put(struct mt_evring *er)
 	}
 }
 
-/* Count a dropped record where the reader sees it; any context. */
+/*
+ * Count a dropped record where the reader sees it; any context.  Written
+ * back until what the reader sees is at least this drop's count: an NMI
+ * between the increment and the store may have stored a larger one.
+ */
 static void mt_evring_lost(struct mt_evring_cpu *c)
 {
-	WRITE_ONCE(c->meta->lost, atomic64_inc_return(&c->lost));
+	s64 n = atomic64_inc_return(&c->lost);
+
+	do {
+		WRITE_ONCE(c->meta->lost, n);
+		n = atomic64_read(&c->lost);
+	} while (READ_ONCE(c->meta->lost) != n);
 }
 
 void *mt_evring_reserve(struct mt_evring *er, u16 type, u32 size, unsigned long *flags)
@@ -105,6 +124,8 @@ void *mt_evring_reserve(struct mt_evring *er, u16 type, u32 size, unsigned long 
 	if (size < sizeof(*hdr) || size > er->data_size / 2)
 		goto drop;
 	c->busy = 1;
+	/* An NMI must find busy set before it sees anything of the record. */
+	barrier();
 	/* Only this CPU writes producer_pos. */
 	head = c->meta->producer_pos;
 	/* Pairs with the release in mt_evring_consume(): that space is read. */
@@ -146,6 +167,7 @@ bool mt_evring_commit(struct mt_evring *er, void *rec, unsigned long flags)
 	/* The record is complete before the reader can see it. */
 	smp_store_release(&c->meta->producer_pos, c->reserved_at + hdr->size);
 	WRITE_ONCE(c->meta->written, c->meta->written + 1);
+	barrier();
 	c->busy = 0;
 	/*
 	 * Only now look at the consumer (see evring.h): pairs with the

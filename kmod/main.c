@@ -311,23 +311,27 @@ static long mt_ioctl_evring_info(struct file *file, void __user *arg)
 {
 	struct memtrace_evring_info info;
 	struct mt_evring *er;
+	u32 usize;
 	int ret;
 
 	ret = mt_copy_sized(&info, sizeof(info), MEMTRACE_EVRING_INFO_SIZE_VER0, arg);
 	if (ret)
 		return ret;
+	/* An older reader's structure is shorter: fill only what it has. */
+	usize = min_t(u32, info.size, sizeof(info));
 	er = mt_owner_evring(file);
 	if (IS_ERR(er))
 		return PTR_ERR(er);
 	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
+	info.size = usize;
 	info.nr_cpus = er->nr_cpus;
 	info.cpu_stride = er->stride;
 	info.data_offset = PAGE_SIZE;
 	info.data_size = er->data_size;
 	info.mmap_size = er->mem_size;
+	info.missed = mt_pressure_missed();
 	mt_evring_put(er);
-	return copy_to_user(arg, &info, sizeof(info)) ? -EFAULT : 0;
+	return copy_to_user(arg, &info, usize) ? -EFAULT : 0;
 }
 
 static long mt_ioctl_evring_consume(struct file *file, void __user *arg)

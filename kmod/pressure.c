@@ -783,7 +783,7 @@ static struct mt_tp mt_pr_tps[] = {
 
 static u32 mt_pr_available;
 static bool mt_pr_kp_registered;
-static u64 mt_pr_missed;		/* by kprobes registered before */
+static u64 mt_pr_missed;		/* this session's, by kprobes unregistered since */
 
 /* A kprobe is registered again only as it was first filled in. */
 static void mt_pr_kp_reset(void)
@@ -802,6 +802,9 @@ int mt_pressure_init(void)
 	/* OOM kills need the kprobe; mark_victim only adds the victim's RSS. */
 	mt_pr_kp_reset();
 	if (register_kprobe(&mt_pr_oom_kp) == 0) {
+		/* For trimming stacks: known before any handler can run. */
+		mt_pr.oom_fn = (unsigned long)mt_pr_oom_kp.addr;
+		mt_pr.oom_fn_size = mt_function_size(mt_pr.oom_fn);
 		unregister_kprobe(&mt_pr_oom_kp);
 		mt_pr_available |= MEMTRACE_EV_OOM;
 	} else {
@@ -824,6 +827,7 @@ int mt_pressure_attach(u32 events, struct mt_evring *er, struct pid_namespace *n
 	if (events & ~mt_pr_available)
 		return -EOPNOTSUPP;
 	WRITE_ONCE(mt_pr.er, er);
+	mt_pr_missed = 0;	/* this session's */
 	mt_pr.ns = ns;
 	mt_pr.kaddr = kaddr;
 	ret = mt_tp_register(mt_pr_tps, ARRAY_SIZE(mt_pr_tps), events, true);
@@ -838,8 +842,6 @@ int mt_pressure_attach(u32 events, struct mt_evring *er, struct pid_namespace *n
 		if (ret)
 			goto fail_begins;
 		mt_pr_kp_registered = true;
-		mt_pr.oom_fn = (unsigned long)mt_pr_oom_kp.addr;
-		mt_pr.oom_fn_size = mt_function_size(mt_pr.oom_fn);
 	}
 	return 0;
 fail_begins:
@@ -854,12 +856,16 @@ fail:
 void mt_pressure_detach(void)
 {
 	if (mt_pr_kp_registered) {
-		/* Waits for running handlers. */
-		mt_pr_missed += mt_pr_oom_kp.nmissed;
+		/* Waits for running handlers; no hit is missed after it. */
 		unregister_kprobe(&mt_pr_oom_kp);
 		mt_pr_kp_registered = false;
+		mt_pr_missed += mt_pr_oom_kp.nmissed;
 	}
-	mt_tp_unregister(mt_pr_tps, ARRAY_SIZE(mt_pr_tps), false, false);
+	/*
+	 * Begins first, and every begin handler done before the ends go:
+	 * a begin recorded always has its end.
+	 */
+	mt_tp_unregister(mt_pr_tps, ARRAY_SIZE(mt_pr_tps), false, true);
 	mt_tp_unregister(mt_pr_tps, ARRAY_SIZE(mt_pr_tps), true, true);
 	WRITE_ONCE(mt_pr.er, NULL);
 }

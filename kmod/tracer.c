@@ -510,6 +510,9 @@ int mt_start(const void *owner)
 		ret = mt_evring_renew(cfg->evring_pages);
 		if (ret)
 			return ret;
+	} else {
+		/* No rings an earlier session left, which nothing would write. */
+		mt_evring_drop();
 	}
 	if (cfg->flags & MEMTRACE_CFG_TRACE) {
 		u32 records = cfg->trace_records ? cfg->trace_records : trace_records;

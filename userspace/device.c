@@ -387,6 +387,17 @@ int device_snapshot(struct mt_device *d, uint32_t flags, uint64_t min_age_ns,
 		       d->map_size);
 }
 
+int device_evring_missed(struct mt_device *d, uint64_t *missed)
+{
+	struct memtrace_evring_info info = { .size = sizeof(info) };
+
+	if (xioctl(d->fd, MEMTRACE_IOC_EVRING_INFO, &info) < 0 ||
+	    info.size < MEMTRACE_EVRING_INFO_SIZE_VER1)
+		return -1;
+	*missed = info.missed;
+	return 0;
+}
+
 int device_evring_map(struct mt_device *d, struct memtrace_evring_info *info,
 		      const void **map, struct mt_err *err)
 {

@@ -64,6 +64,13 @@ long device_read_trace(struct mt_device *d, struct memtrace_trace_rec *recs, siz
 		       struct mt_err *err);
 
 /*
+ * Hook hits of this session the kernel's kprobe core dropped (a probe
+ * inside another's handler): events never recorded.  -1 if the module
+ * does not say (older than MEMTRACE_EVRING_INFO_SIZE_VER1).
+ */
+int device_evring_missed(struct mt_device *d, uint64_t *missed);
+
+/*
  * Pressure events: the geometry of the session's per-CPU event rings and
  * a read-only mapping of them all (munmap(*map, info->mmap_size)).
  */

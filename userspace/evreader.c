@@ -98,6 +98,11 @@ int evreader_open(struct evreader *r, struct mt_device *dev, struct mt_err *err)
 	if (ret)
 		return ret;
 	r->map = map;
+	r->upto = calloc(r->info.nr_cpus, sizeof(*r->upto));
+	if (!r->upto) {
+		evreader_close(r);
+		return mt_errf(err, ENOMEM, "event rings: out of memory");
+	}
 	return 0;
 }
 
@@ -106,17 +111,26 @@ static const struct memtrace_evring_meta *ev_meta(const struct evreader *r, uint
 	return (const struct memtrace_evring_meta *)(r->map + cpu * r->info.cpu_stride);
 }
 
+/*
+ * Every CPU's producer position is read first, in one quick pass, and
+ * only then are records copied out: a task whose begin record went to
+ * one CPU and its end to another, read later, cannot have its end in
+ * this drain without its begin (the window is this pass, not the
+ * copies).  The space is given back only once every CPU's records are
+ * handed on: an error leaves them all for the next drain.
+ */
 int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err *err)
 {
 	size_t len = 0;
 	uint32_t cpu;
 	int ret;
 
+	for (cpu = 0; cpu < r->info.nr_cpus; cpu++)
+		/* Pairs with the module's release: records below it are whole. */
+		r->upto[cpu] = __atomic_load_n(&ev_meta(r, cpu)->producer_pos, __ATOMIC_ACQUIRE);
 	for (cpu = 0; cpu < r->info.nr_cpus; cpu++) {
-		const struct memtrace_evring_meta *m = ev_meta(r, cpu);
-		uint64_t from = __atomic_load_n(&m->consumer_pos, __ATOMIC_RELAXED);
-		/* Pairs with the module's release: records below to are whole. */
-		uint64_t to = __atomic_load_n(&m->producer_pos, __ATOMIC_ACQUIRE);
+		uint64_t from = __atomic_load_n(&ev_meta(r, cpu)->consumer_pos, __ATOMIC_RELAXED);
+		uint64_t to = r->upto[cpu];
 
 		if (to == from)
 			continue;
@@ -127,13 +141,18 @@ int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err 
 				     r->info.data_size, from, to, &r->buf, &len, &r->cap, err);
 		if (ret)
 			return ret;
-		/* Copied out: the module may reuse the space. */
-		ret = device_evring_consume(r->dev, cpu, to, err);
-		if (ret)
-			return ret;
 	}
 	if (len)
 		evring_dispatch(r->buf, len, fn, ctx);
+	for (cpu = 0; cpu < r->info.nr_cpus; cpu++) {
+		if (r->upto[cpu] == __atomic_load_n(&ev_meta(r, cpu)->consumer_pos,
+						     __ATOMIC_RELAXED))
+			continue;
+		/* Copied out and handed on: the module may reuse the space. */
+		ret = device_evring_consume(r->dev, cpu, r->upto[cpu], err);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -155,6 +174,7 @@ void evreader_close(struct evreader *r)
 {
 	if (r->map)
 		munmap((void *)r->map, r->info.mmap_size);
+	free(r->upto);
 	free(r->buf);
 	memset(r, 0, sizeof(*r));
 }

@@ -40,6 +40,7 @@ struct evreader {
 	struct mt_device *dev;
 	struct memtrace_evring_info info;
 	const uint8_t *map;
+	uint64_t *upto;		/* per CPU: where this drain reads to */
 	uint8_t *buf;
 	size_t cap;
 };

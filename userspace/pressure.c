@@ -390,7 +390,7 @@ static int drain(struct pressure *p, struct evreader *er)
 static void print_lost(const struct evreader *er)
 {
 	unsigned int cpus;
-	uint64_t lost = evreader_lost(er, &cpus);
+	uint64_t lost = evreader_lost(er, &cpus), missed;
 
 	printf("Lost: %" PRIu64 " events (ring full, or nested in another on its CPU)", lost);
 	if (lost) {
@@ -404,6 +404,9 @@ static void print_lost(const struct evreader *er)
 				printf(" cpu%u %" PRIu64, c, l);
 		}
 	}
+	if (device_evring_missed(er->dev, &missed) == 0 && missed)
+		printf("; %" PRIu64 " hook hits dropped by the kernel's kprobe core (nested)",
+		       missed);
 	printf("\n");
 }
 

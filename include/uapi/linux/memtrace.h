@@ -529,8 +529,11 @@ struct memtrace_evring_info {
 	__u64 data_offset;	/* out: from a CPU's meta page to its data */
 	__u64 data_size;	/* out: bytes of data per CPU (a power of 2) */
 	__u64 mmap_size;	/* out: bytes to map at MEMTRACE_EVRING_MMAP_OFFSET */
+	/* since VER1 (out: size says which the module filled): */
+	__u64 missed;		/* hook hits the kprobe core dropped (nested in a probe): never recorded */
 };
 #define MEMTRACE_EVRING_INFO_SIZE_VER0	40
+#define MEMTRACE_EVRING_INFO_SIZE_VER1	48
 
 /* MEMTRACE_IOC_EVRING_CONSUME: the reader is done with CPU cpu's records below pos. */
 struct memtrace_evring_consume {
