@@ -50,6 +50,7 @@
 #include "hooks.h"
 #include "tp.h"
 #include "uprobes.h"
+#include "ustack.h"
 
 static uint user_call_slots = 4096;
 module_param(user_call_slots, uint, 0444);
@@ -179,58 +180,6 @@ static void mt_ufn_args(u8 func, struct pt_regs *regs, u64 *size,
 	}
 }
 
-/* ---- user stacks ------------------------------------------------------ */
-
-/* Nothing is mapped below this by default (vm.mmap_min_addr): no code either. */
-#define MT_USER_CODE_MIN	0x10000UL
-
-/*
- * The return addresses of the call, innermost first, by frame pointers.
- * At a function's first instruction its return address is at [sp] and the
- * frame pointer is still the caller's, so [sp] comes first (or the caller
- * would be lost), then the caller's chain of {next fp, return address}.
- * A frame must lie above the one before it: a stack walk always ends.
- */
-static unsigned int mt_user_stack(struct pt_regs *regs, unsigned long *ip,
-				  unsigned int max, bool *faulted)
-{
-	unsigned long sp = user_stack_pointer(regs);
-	unsigned long fp = frame_pointer(regs);
-	struct {
-		unsigned long next_fp;
-		unsigned long ret;
-	} frame;
-	unsigned int nr = 0;
-
-	*faulted = false;
-	if (!max)
-		return 0;
-	if (copy_from_user_nofault(&ip[0], (const void __user *)sp, sizeof(ip[0]))) {
-		*faulted = true;
-		return 0;
-	}
-	nr = 1;
-	while (nr < max) {
-		if (fp <= sp || !IS_ALIGNED(fp, sizeof(long)))
-			break;
-		if (copy_from_user_nofault(&frame, (const void __user *)fp,
-					   sizeof(frame))) {
-			*faulted = true;
-			break;
-		}
-		/*
-		 * Code built without frame pointers leaves rbp holding data:
-		 * stop at what cannot be a return address rather than report it.
-		 */
-		if (frame.ret < MT_USER_CODE_MIN || frame.ret >= TASK_SIZE_MAX)
-			break;
-		ip[nr++] = frame.ret;
-		sp = fp;
-		fp = frame.next_fp;
-	}
-	return nr;
-}
-
 /* ---- the handlers ------------------------------------------------------ */
 
 /* 1 + the slot of a traced address space, or 0. */
@@ -335,7 +284,7 @@ static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot)
 		goto out;
 	}
 	call->flags |= MT_CALL_RECORD;
-	nr = mt_user_stack(regs, c->frames, f->depth, &faulted);
+	nr = mt_ustack_at_entry(regs, c->frames, f->depth, &faulted);
 	if (faulted)
 		c->user_stack_faults++;
 	call->stack_id = mt_stacktab_intern(&mt.stacks, c->frames, nr);

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stacks by frame pointers, read with copy_from_user_nofault(): any
+ * context that may not sleep, bounded, never faulting pages in.  The one
+ * home of user stack walks: uprobe handlers (at a function's entry) and
+ * the growth hooks (at a system call's return) take theirs here.
+ */
+#ifndef MEMTRACE_USTACK_H
+#define MEMTRACE_USTACK_H
+
+#include <linux/types.h>
+
+struct pt_regs;
+
+/*
+ * At a function's first instruction (a uprobe on it): the return address
+ * at [sp], then the caller's frame-pointer chain.  *faulted is set if a
+ * frame could not be read.  Returns the number of frames in ip.
+ */
+unsigned int mt_ustack_at_entry(struct pt_regs *regs, unsigned long *ip,
+				unsigned int max, bool *faulted);
+
+/*
+ * At a system call, from the user registers it saved: the instruction
+ * after the syscall (in libc's wrapper), the wrapper's return address,
+ * then the frame-pointer chain.  The wrappers are leaves without a frame
+ * pointer of their own: the return address is the highest word between sp
+ * and the caller's frame (at most 16 words up) that follows a call
+ * instruction; a heuristic, as any unwinder's for code without unwind
+ * tables it may read.
+ */
+unsigned int mt_ustack_at_syscall(struct pt_regs *regs, unsigned long *ip,
+				  unsigned int max, bool *faulted);
+
+#endif
