@@ -29,6 +29,10 @@ enum {
 	OPT_DEBUGINFOD,
 	OPT_OOM,
 	OPT_RECLAIM,
+	OPT_MMAP,
+	OPT_BRK,
+	OPT_SHM,
+	OPT_STACKS,
 };
 
 /*
@@ -44,6 +48,10 @@ static const struct option long_options[] = {
 	{ "slab",		no_argument,		NULL, OPT_SLAB },
 	{ "oom",		no_argument,		NULL, OPT_OOM },
 	{ "reclaim",		no_argument,		NULL, OPT_RECLAIM },
+	{ "mmap",		no_argument,		NULL, OPT_MMAP },
+	{ "brk",		no_argument,		NULL, OPT_BRK },
+	{ "shm",		no_argument,		NULL, OPT_SHM },
+	{ "stacks",		no_argument,		NULL, OPT_STACKS },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
@@ -84,7 +92,8 @@ void cli_defaults(struct mt_options *o)
 void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-"usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim]\n"
+"usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
+"       --mmap [--stacks] | --brk | --shm [--stacks]]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
@@ -109,6 +118,16 @@ void cli_usage(FILE *out, const char *prog)
 "  --reclaim             each direct (and memcg) reclaim, as drsnoop(8): task,\n"
 "                        latency, pages reclaimed; a latency histogram per\n"
 "                        process at the end\n"
+"  --mmap                each mmap, munmap and mremap call, as mmapsnoop(8):\n"
+"                        PID COMM PROT MAP OFFS(KB) SIZE(KB) FILE; with\n"
+"                        --stacks, bytes mapped by user stack instead\n"
+"  --brk                 brk growth by user stack and process, as brkstack(8):\n"
+"                        calls and bytes grown\n"
+"  --shm                 each shmget, shmat, shmdt and shmctl call with its\n"
+"                        arguments and return value, as shmsnoop(8); with\n"
+"                        --stacks, each call's user stack under it\n"
+"                        (these three: -p/-c one process, else system-wide;\n"
+"                        --by-comm, --by-cgroup select callers; -T stacks)\n"
 "\n"
 "positional arguments:\n"
 "  interval              interval in seconds to print reports (default 5,\n"
@@ -331,6 +350,39 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 	return 0;
 }
 
+/*
+ * --mmap, --brk and --shm report system calls: -p/-c or --by-comm and
+ * --by-cgroup choose the callers, -T the stacks shown, --stack-depth
+ * their depth; allocation options mean nothing to them.
+ */
+static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab,
+			bool older_given, struct mt_err *err)
+{
+	const char *mode = o->mode == MT_MODE_MMAP ? "--mmap" :
+			   o->mode == MT_MODE_BRK ? "--brk" : "--shm";
+	const char *other = NULL;
+
+	if (o->pid && o->cmd_argv)
+		return mt_errf(err, EINVAL, "cannot specify both -p and a command (-c or --)");
+	if (o->stacks && o->mode == MT_MODE_BRK)
+		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm "
+			       "(--brk always reports stacks)");
+	if (kernel_leaks || slab)
+		other = kernel_leaks ? "--kernel-leaks" : "--slab";
+	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
+		other = o->trace ? "-t" : o->show_allocs ? "-a" : o->combined_only ? "-C" : "-P";
+	else if (o->nr_caches || o->module || o->events || o->nr_objs || o->sample_every ||
+		 o->sample_bytes || o->min_size || o->max_size || older_given ||
+		 o->follow_forks || o->debuginfod)
+		other = "an allocation option";
+	else if (o->by_pid)
+		other = "--by-pid (use -p)";
+	if (other)
+		return mt_errf(err, EINVAL, "%s reports system calls, not allocations: "
+			       "it cannot be combined with %s", mode, other);
+	return 0;
+}
+
 /* Combinations that cannot mean anything: refuse them rather than guess. */
 static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 			      bool slab, bool older_given, struct mt_err *err)
@@ -445,6 +497,7 @@ void cli_free(struct mt_options *o)
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 {
 	bool kernel_leaks = false, slab = false, older_given = false, oom = false, reclaim = false;
+	int growth = 0;
 	unsigned int positional = 0;
 	uint64_t v;
 	char optbuf[8];
@@ -472,6 +525,17 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_RECLAIM:
 			reclaim = true;
+			break;
+		case OPT_MMAP:
+		case OPT_BRK:
+		case OPT_SHM:
+			if (growth && growth != c)
+				return mt_errf(err, EINVAL, "--mmap, --brk and --shm are different "
+					       "modes: choose one");
+			growth = c;
+			break;
+		case OPT_STACKS:
+			o->stacks = true;
 			break;
 		case 'p':
 			ret = number_arg("PID (-p)", optarg, 1, 0x7fffffff, &v, err);
@@ -609,6 +673,17 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 
 	if (oom && reclaim)
 		return mt_errf(err, EINVAL, "--oom and --reclaim are different modes: choose one");
+	if (growth && (oom || reclaim))
+		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
+			       oom ? "--oom" : "--reclaim", growth == OPT_MMAP ? "--mmap" :
+			       growth == OPT_BRK ? "--brk" : "--shm");
+	if (growth) {
+		o->mode = growth == OPT_MMAP ? MT_MODE_MMAP :
+			  growth == OPT_BRK ? MT_MODE_BRK : MT_MODE_SHM;
+		return check_growth(o, kernel_leaks, slab, older_given, err);
+	}
+	if (o->stacks)
+		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm");
 	if (oom || reclaim) {
 		o->mode = oom ? MT_MODE_OOM : MT_MODE_RECLAIM;
 		return check_pressure(o, kernel_leaks, slab, err);

@@ -23,6 +23,9 @@ enum mt_mode {
 	MT_MODE_USER,		/* -p / -c: one process's allocations, through uprobes */
 	MT_MODE_OOM,		/* --oom: OOM kills, as oomkill(8) */
 	MT_MODE_RECLAIM,	/* --reclaim: direct reclaim, as drsnoop(8) */
+	MT_MODE_MMAP,		/* --mmap: mmap/munmap/mremap calls, as mmapsnoop(8) */
+	MT_MODE_BRK,		/* --brk: brk growth by user stack, as brkstack(8) */
+	MT_MODE_SHM,		/* --shm: System V shared memory calls, as shmsnoop(8) */
 };
 
 enum mt_sort {
@@ -76,6 +79,7 @@ struct mt_options {
 	const char *by_cgroup;		/* --by-cgroup: a cgroup v2 directory; NULL: any */
 	const char *module;		/* --module: stacks through this module's code */
 	uint32_t events;		/* --events: MEMTRACE_EV_* to attach; 0: the mode's */
+	bool stacks;			/* --stacks, --mmap: bytes mapped by user stack */
 	wordexp_t words;		/* -c split */
 };
 

@@ -413,6 +413,17 @@ int device_evring_consume(struct mt_device *d, uint32_t cpu, uint64_t pos,
 		       (unsigned long long)pos, cpu, strerror(errno));
 }
 
+int device_evstats(struct mt_device *d, struct memtrace_evstats *st, struct mt_err *err)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (xioctl(d->fd, MEMTRACE_IOC_EVSTATS, st) == 0)
+		return 0;
+	if (module_gone(errno))
+		return gone_error("event statistics", errno, err);
+	return mt_errf(err, errno, "the module gives no event statistics: %s", strerror(errno));
+}
+
 void device_close(struct mt_device *d)
 {
 	if (d->fd >= 0 && d->tracing)

@@ -65,6 +65,9 @@ int device_evring_map(struct mt_device *d, struct memtrace_evring_info *info,
 int device_evring_consume(struct mt_device *d, uint32_t cpu, uint64_t pos,
 			  struct mt_err *err);
 
+/* What the event hooks lost outside the rings (MEMTRACE_IOC_EVSTATS). */
+int device_evstats(struct mt_device *d, struct memtrace_evstats *st, struct mt_err *err);
+
 /* Stops tracing if this reader started it, unmaps, closes. */
 void device_close(struct mt_device *d);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "growth.h"
 #include "pressure.h"
 #include "session.h"
 
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
 	}
 	if (opts.mode == MT_MODE_OOM || opts.mode == MT_MODE_RECLAIM)
 		status = pressure_run(&opts);
+	else if (opts.mode == MT_MODE_MMAP || opts.mode == MT_MODE_BRK || opts.mode == MT_MODE_SHM)
+		status = growth_run(&opts);
 	else
 		status = session_run(&opts);
 	cli_free(&opts);

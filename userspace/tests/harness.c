@@ -178,6 +178,7 @@ int main(int argc, char **argv)
 	procfs_tests();
 	spawn_tests();
 	pressure_tests();
+	growth_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -51,5 +51,6 @@ void procmaps_tests(void);
 void procfs_tests(void);
 void spawn_tests(void);
 void pressure_tests(void);
+void growth_tests(void);
 
 #endif
