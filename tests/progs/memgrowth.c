@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Process memory growth with known arguments, for --mmap, --brk and --shm
+ * (tests/e2e/56-mmap.sh, 57-brk.sh, 58-shm.sh): each system call is made
+ * from a function of its own (noinline, built with frame pointers), and
+ * printed on stdout with its arguments and result, so the test compares
+ * memtrace's lines and stacks with what the program did.
+ *
+ *   memgrowth mmap FILE   anonymous and file mappings, each PROT/MAP kind,
+ *                         a failed one, mremap, munmap
+ *   memgrowth brk N       grows the break N times by 64 KiB (grow_heap),
+ *                         then shrinks it back (shrink_heap)
+ *   memgrowth shm         shmget, shmat (rw, read-only), shmdt, shmctl
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+#define KB 1024UL
+/* Each call from a function of its own, named as written: no inlining, no clones. */
+#define NOINLINE __attribute__((noinline, noclone))
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+NOINLINE static void *map_anon(void *at, size_t len, int prot, int flags)
+{
+	void *p = mmap(at, len, prot, flags | MAP_ANONYMOUS, -1, 0);
+
+	say("MMAP anon len %zu prot %d flags 0x%x = %p\n", len, prot, flags | MAP_ANONYMOUS, p);
+	return p;
+}
+
+NOINLINE static void *map_file(int fd, size_t len, off_t off, int prot,
+						 int flags)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, off);
+
+	say("MMAP file len %zu off %lld prot %d flags 0x%x = %p\n", len, (long long)off, prot,
+	    flags, p);
+	return p;
+}
+
+NOINLINE static void *grow_mapping(void *old, size_t old_len, size_t new_len)
+{
+	void *p = mremap(old, old_len, new_len, MREMAP_MAYMOVE);
+
+	say("MREMAP %p %zu -> %zu = %p\n", old, old_len, new_len, p);
+	return p;
+}
+
+NOINLINE static void unmap(void *p, size_t len)
+{
+	int r = munmap(p, len);
+
+	say("MUNMAP %p %zu = %d\n", p, len, r);
+}
+
+NOINLINE static int run_mmap(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+	void *a, *b, *c, *d, *e, *f;
+
+	if (fd < 0 || ftruncate(fd, 64 * KB)) {
+		perror(path);
+		return 1;
+	}
+	a = map_anon(NULL, 64 * KB, PROT_READ | PROT_WRITE, MAP_PRIVATE);
+	b = map_anon(NULL, 128 * KB, PROT_READ, MAP_SHARED);
+	c = map_anon(NULL, 16 * KB, PROT_NONE, MAP_PRIVATE);
+	d = map_file(fd, 16 * KB, 8 * KB, PROT_READ, MAP_PRIVATE);
+	e = map_file(fd, 32 * KB, 0, PROT_READ | PROT_WRITE, MAP_SHARED);
+	f = map_file(fd, 4 * KB, 12 * KB, PROT_READ | PROT_EXEC, MAP_PRIVATE);
+	/* A fixed mapping over the start of a: MAP_FIXED. */
+	map_anon(a, 4 * KB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED);
+	/* Fails: no such descriptor (EBADF). */
+	map_file(-1, 4 * KB, 0, PROT_READ, MAP_SHARED);
+	a = grow_mapping(a, 64 * KB, 256 * KB);
+	unmap(a, 256 * KB);
+	unmap(b, 128 * KB);
+	unmap(c, 16 * KB);
+	unmap(d, 16 * KB);
+	unmap(e, 32 * KB);
+	unmap(f, 4 * KB);
+	close(fd);
+	return 0;
+}
+
+NOINLINE static void grow_heap(size_t by)
+{
+	void *old = sbrk(0);
+	int r = brk((char *)old + by);
+
+	say("BRK %p -> %p = %d\n", old, (void *)((char *)old + by), r);
+}
+
+NOINLINE static void shrink_heap(void *to)
+{
+	void *old = sbrk(0);
+	int r = brk(to);
+
+	say("BRKDOWN %p -> %p = %d\n", old, to, r);
+}
+
+NOINLINE static int run_brk(int n)
+{
+	void *start = sbrk(0);
+
+	for (int i = 0; i < n; i++)
+		grow_heap(64 * KB);
+	shrink_heap(start);
+	return 0;
+}
+
+NOINLINE static int make_segment(size_t size)
+{
+	int id = shmget(IPC_PRIVATE, size, IPC_CREAT | 0600);
+
+	say("SHMGET size %zu = 0x%x\n", size, id);
+	return id;
+}
+
+NOINLINE static void *attach_segment(int id, int flags)
+{
+	void *p = shmat(id, NULL, flags);
+
+	say("SHMAT 0x%x flags 0x%x = %p\n", id, flags, p);
+	return p;
+}
+
+NOINLINE static void detach_segment(void *p)
+{
+	int r = shmdt(p);
+
+	say("SHMDT %p = %d\n", p, r);
+}
+
+NOINLINE static void control_segment(int id, int cmd, struct shmid_ds *ds)
+{
+	int r = shmctl(id, cmd, ds);
+
+	say("SHMCTL 0x%x cmd %d buf %p = %d errno %d\n", id, cmd, (void *)ds, r, r ? errno : 0);
+}
+
+NOINLINE static int run_shm(void)
+{
+	struct shmid_ds ds;
+	int id = make_segment(64 * KB);
+	void *rw, *ro;
+
+	if (id < 0) {
+		perror("shmget");
+		return 1;
+	}
+	rw = attach_segment(id, 0);
+	ro = attach_segment(id, SHM_RDONLY);
+	control_segment(id, IPC_STAT, &ds);
+	detach_segment(rw);
+	detach_segment(ro);
+	control_segment(id, IPC_RMID, NULL);
+	/* Fails: the segment is gone. */
+	control_segment(id, IPC_STAT, &ds);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char outbuf[4096];
+	int status = 2;
+
+	/* stdio's buffer is not malloc'ed: nothing but grow_heap moves the break. */
+	setvbuf(stdout, outbuf, _IOLBF, sizeof(outbuf));
+	/* Not tail calls: main keeps its frame, and stacks show it. */
+	if (argc == 3 && !strcmp(argv[1], "mmap"))
+		status = run_mmap(argv[2]);
+	else if (argc == 3 && !strcmp(argv[1], "brk"))
+		status = run_brk(atoi(argv[2]));
+	else if (argc == 2 && !strcmp(argv[1], "shm"))
+		status = run_shm();
+	else
+		fprintf(stderr, "usage: memgrowth mmap FILE | brk N | shm\n");
+	say("END %d\n", status);
+	return status;
+}
