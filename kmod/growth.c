@@ -46,14 +46,24 @@ struct mt_gr_call {
 	unsigned long args[6];
 };
 
+/* What the fault entry handler keeps for the return. */
+struct mt_gr_fault {
+	unsigned long address;
+	unsigned int flags;		/* FAULT_FLAG_* */
+	char file[MEMTRACE_FILE_NAME_LEN];
+};
+
 struct mt_gr_probe {
-	const char *symbol;	/* the system call's entry point */
+	const char *symbol;	/* the system call's entry point, or the fault handler */
 	u16 type;		/* MEMTRACE_EVT_* */
-	u32 event;		/* MEMTRACE_EV_* */
+	u32 event;		/* MEMTRACE_EV_* (any of them) */
 	bool present;		/* probeable on this kernel */
 	bool registered;
 	struct kretprobe krp;
 };
+
+static int mt_gr_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
+static int mt_gr_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs);
 
 static struct mt_gr_probe mt_gr_probes[] = {
 	{ "__x64_sys_mmap", MEMTRACE_EVT_MMAP, MEMTRACE_EV_MMAP },
@@ -64,11 +74,13 @@ static struct mt_gr_probe mt_gr_probes[] = {
 	{ "__x64_sys_shmat", MEMTRACE_EVT_SHMAT, MEMTRACE_EV_SHM },
 	{ "__x64_sys_shmdt", MEMTRACE_EVT_SHMDT, MEMTRACE_EV_SHM },
 	{ "__x64_sys_shmctl", MEMTRACE_EVT_SHMCTL, MEMTRACE_EV_SHM },
+	{ "handle_mm_fault", MEMTRACE_EVT_FAULT, MEMTRACE_EV_FAULT | MEMTRACE_EV_FFAULT },
 };
 
 static struct {
 	struct mt_evring *er;
 	struct pid_namespace *ns;	/* NULL: initial namespace */
+	u32 events;			/* attached */
 	u32 depth;
 	u32 available;
 	atomic64_t file_unknown;
@@ -125,6 +137,20 @@ static int mt_gr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* The name of vma's file (the VMA held by the caller) into name. */
+static void mt_gr_vma_file(struct vm_area_struct *vma, char *name)
+{
+	/*
+	 * The VMA holds the file, and the file its dentry; a rename may
+	 * change the name under us, and names are freed only after an RCU
+	 * grace period: at worst a torn name, bounded.
+	 */
+	rcu_read_lock();
+	strscpy(name, READ_ONCE(vma->vm_file->f_path.dentry->d_name.name),
+		MEMTRACE_FILE_NAME_LEN);
+	rcu_read_unlock();
+}
+
 /* The name of the file mapped at addr, into name; false if unknown. */
 static bool mt_gr_file_at(unsigned long addr, char *name)
 {
@@ -135,19 +161,10 @@ static bool mt_gr_file_at(unsigned long addr, char *name)
 	if (!mmap_read_trylock(mm))
 		return false;
 	vma = vma_lookup(mm, addr);
-	if (vma && vma->vm_file) {
-		/*
-		 * The VMA holds the file, and the file its dentry; a rename
-		 * may change the name under us, and names are freed only
-		 * after an RCU grace period: at worst a torn name, bounded.
-		 */
-		rcu_read_lock();
-		strscpy(name, READ_ONCE(vma->vm_file->f_path.dentry->d_name.name),
-			MEMTRACE_FILE_NAME_LEN);
-		rcu_read_unlock();
-	} else if (!vma) {
+	if (vma && vma->vm_file)
+		mt_gr_vma_file(vma, name);
+	else if (!vma)
 		known = false;	/* unmapped again by another thread already */
-	}
 	mmap_read_unlock(mm);
 	return known;
 }
@@ -214,14 +231,92 @@ static int mt_gr_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* ---- page faults ---- */
+
+/*
+ * handle_mm_fault(vma, address, flags, regs), where every fault of a task
+ * ends up (and GUP's): the VMA is held (mmap_lock or its own lock) for
+ * the whole call, so its file is named at the entry.  The return value
+ * says what mm_account_fault() counts in the task's min_flt and maj_flt,
+ * the same in 6.1 and 6.12: nothing for a retry or an error; major if it
+ * read from storage, or was itself a retry.
+ */
+static int mt_gr_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct vm_area_struct *vma = (struct vm_area_struct *)regs_get_kernel_argument(regs, 0);
+	struct mt_gr_fault *f = (struct mt_gr_fault *)ri->data;
+
+	if (!READ_ONCE(mt_gr.er) || !mt_gr_wanted())
+		return 1;
+	f->address = regs_get_kernel_argument(regs, 1);
+	f->flags = regs_get_kernel_argument(regs, 2);
+	f->file[0] = '\0';
+	if ((mt_gr.events & MEMTRACE_EV_FFAULT) && vma && vma->vm_file)
+		mt_gr_vma_file(vma, f->file);
+	return 0;
+}
+
+static int mt_gr_fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mt_gr_fault *f = (struct mt_gr_fault *)ri->data;
+	struct mt_evring *er = READ_ONCE(mt_gr.er);
+	vm_fault_t ret = (vm_fault_t)regs_return_value(regs);
+	unsigned long frames[MT_GR_FRAMES];
+	struct memtrace_ev_fault *r;
+	unsigned int nr = 0, i;
+	unsigned long flags;
+	bool faulted = false;
+	u32 rflags = 0;
+
+	if (!er || (ret & (VM_FAULT_ERROR | VM_FAULT_RETRY)))
+		return 0;
+	if ((ret & VM_FAULT_MAJOR) || (f->flags & FAULT_FLAG_TRIED))
+		rflags |= MEMTRACE_FAULT_MAJOR;
+	if (f->flags & FAULT_FLAG_WRITE)
+		rflags |= MEMTRACE_FAULT_WRITE;
+	if (!(f->flags & FAULT_FLAG_USER))
+		rflags |= MEMTRACE_FAULT_KERNEL;
+	if (mt_gr.events & MEMTRACE_EV_FAULT) {
+		u32 max = min_t(u32, mt_gr.depth, MT_GR_FRAMES);
+
+		/* A fault in user mode, or one the kernel took inside a system call. */
+		if (f->flags & FAULT_FLAG_USER)
+			nr = mt_ustack_at_fault(task_pt_regs(current), frames, max, &faulted);
+		else
+			nr = mt_ustack_at_syscall(task_pt_regs(current), frames, max, &faulted);
+	}
+	if (faulted) {
+		rflags |= MEMTRACE_FAULT_STACK_FAULT;
+		atomic64_inc(&mt_gr.stack_faults);
+	}
+	r = mt_evring_reserve(er, MEMTRACE_EVT_FAULT, sizeof(*r) + nr * sizeof(u64), &flags);
+	if (!r)
+		return 0;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_gr.ns ? task_tgid_nr_ns(current, mt_gr.ns) : task_tgid_nr(current);
+	r->tid = mt_gr.ns ? task_pid_nr_ns(current, mt_gr.ns) : task_pid_nr(current);
+	memcpy(r->comm, current->comm, MEMTRACE_COMM_LEN);
+	r->comm[MEMTRACE_COMM_LEN - 1] = '\0';
+	r->address = f->address;
+	r->flags = rflags;
+	r->nr_frames = nr;
+	memcpy(r->file, f->file, sizeof(r->file));
+	for (i = 0; i < nr; i++)
+		((u64 *)(r + 1))[i] = frames[i];
+	mt_evring_commit(er, r, flags);
+	return 0;
+}
+
 /* A kretprobe is registered again only as it was first filled in. */
 static void mt_gr_krp_reset(struct mt_gr_probe *p)
 {
+	bool fault = p->type == MEMTRACE_EVT_FAULT;
+
 	memset(&p->krp, 0, sizeof(p->krp));
 	p->krp.kp.symbol_name = p->symbol;
-	p->krp.entry_handler = mt_gr_entry;
-	p->krp.handler = mt_gr_return;
-	p->krp.data_size = sizeof(struct mt_gr_call);
+	p->krp.entry_handler = fault ? mt_gr_fault_entry : mt_gr_entry;
+	p->krp.handler = fault ? mt_gr_fault_return : mt_gr_return;
+	p->krp.data_size = fault ? sizeof(struct mt_gr_fault) : sizeof(struct mt_gr_call);
 	/* Calls may sleep (mmap_lock): many can be in flight per CPU. */
 	p->krp.maxactive = max_t(int, 64, 8 * num_possible_cpus());
 }
@@ -245,7 +340,8 @@ int mt_growth_init(void)
 			missing |= p->event;
 			pr_info("%s cannot be probed: no %s events\n", p->symbol,
 				p->event == MEMTRACE_EV_MMAP ? "mmap" :
-				p->event == MEMTRACE_EV_BRK ? "brk" : "shm");
+				p->event == MEMTRACE_EV_BRK ? "brk" :
+				p->event == MEMTRACE_EV_SHM ? "shm" : "page fault");
 		}
 		mt_gr.available |= p->event;
 	}
@@ -284,6 +380,7 @@ int mt_growth_attach(u32 events, struct mt_evring *er, struct pid_namespace *ns,
 	if (events & ~mt_gr.available)
 		return -EOPNOTSUPP;
 	mt_gr.ns = ns;
+	mt_gr.events = events;
 	mt_gr.missed = 0;
 	atomic64_set(&mt_gr.file_unknown, 0);
 	atomic64_set(&mt_gr.stack_faults, 0);

@@ -2,8 +2,10 @@
 /*
  * Process memory growth (MEMTRACE_EV_GROWTH): mmap, munmap, mremap, brk
  * and System V shared memory system calls, one record per call with the
- * caller's user stack, written into the per-CPU event rings (evring.h)
- * as the call returns.  Like the pressure events they need no table.
+ * caller's user stack, and page faults, one record per fault with the
+ * user stack or the file, written into the per-CPU event rings
+ * (evring.h) as the call returns.  Like the pressure events they need no
+ * table.
  */
 #ifndef MEMTRACE_GROWTH_H
 #define MEMTRACE_GROWTH_H
@@ -15,9 +17,9 @@ struct mt_evring;
 struct pid_namespace;
 
 #if IS_ENABLED(CONFIG_KRETPROBES) && IS_ENABLED(CONFIG_X86_64)
-/* Find which system call entries can be probed, at load. */
+/* Find which system call entries (and the fault handler) can be probed, at load. */
 int mt_growth_init(void);
-/* MEMTRACE_EV_MMAP / _BRK / _SHM this kernel has hooks for. */
+/* MEMTRACE_EV_MMAP / _BRK / _SHM / _FAULT / _FFAULT this kernel has hooks for. */
 u32 mt_growth_available(void);
 /*
  * Attach the hooks of events, writing into er, for the callers that pass

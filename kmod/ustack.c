@@ -130,3 +130,14 @@ unsigned int mt_ustack_at_syscall(struct pt_regs *regs, unsigned long *ip,
 	}
 	return mt_ustack_chain(sp, fp, ip, nr, max, faulted);
 }
+
+unsigned int mt_ustack_at_fault(struct pt_regs *regs, unsigned long *ip,
+				unsigned int max, bool *faulted)
+{
+	*faulted = false;
+	if (!max)
+		return 0;
+	ip[0] = instruction_pointer(regs);
+	return mt_ustack_chain(user_stack_pointer(regs), frame_pointer(regs), ip, 1, max,
+			       faulted);
+}

@@ -32,4 +32,11 @@ unsigned int mt_ustack_at_entry(struct pt_regs *regs, unsigned long *ip,
 unsigned int mt_ustack_at_syscall(struct pt_regs *regs, unsigned long *ip,
 				  unsigned int max, bool *faulted);
 
+/*
+ * At a page fault in user mode: the faulting instruction, then the
+ * frame-pointer chain (the faulting function's frame is set up).
+ */
+unsigned int mt_ustack_at_fault(struct pt_regs *regs, unsigned long *ip,
+				unsigned int max, bool *faulted);
+
 #endif

@@ -102,7 +102,15 @@ struct memtrace_version {
 #define MEMTRACE_EV_MMAP	(1U << 11)	/* mmap, munmap, mremap */
 #define MEMTRACE_EV_BRK		(1U << 12)	/* brk */
 #define MEMTRACE_EV_SHM		(1U << 13)	/* shmget, shmat, shmdt, shmctl */
-#define MEMTRACE_EV_GROWTH	(MEMTRACE_EV_MMAP | MEMTRACE_EV_BRK | MEMTRACE_EV_SHM)
+/*
+ * Page faults a task's counters count (min_flt, maj_flt): one
+ * memtrace_ev_fault per fault, with the user stack (_FAULT) and the
+ * mapped file's name (_FFAULT).
+ */
+#define MEMTRACE_EV_FAULT	(1U << 14)
+#define MEMTRACE_EV_FFAULT	(1U << 15)
+#define MEMTRACE_EV_GROWTH	(MEMTRACE_EV_MMAP | MEMTRACE_EV_BRK | MEMTRACE_EV_SHM | \
+				 MEMTRACE_EV_FAULT | MEMTRACE_EV_FFAULT)
 
 /* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
 #define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
@@ -595,6 +603,7 @@ struct memtrace_ev_reclaim {
 #define MEMTRACE_EVT_SHMAT		37
 #define MEMTRACE_EVT_SHMDT		38
 #define MEMTRACE_EVT_SHMCTL		39
+#define MEMTRACE_EVT_FAULT		40	/* struct memtrace_ev_fault */
 
 #define MEMTRACE_FILE_NAME_LEN	64	/* a mapped file's name (its last path component) */
 
@@ -630,6 +639,33 @@ struct memtrace_ev_syscall {
 #define MEMTRACE_SYSCALL_FILE_UNKNOWN	(1U << 0)
 /* The user stack was cut short by an unreadable frame. */
 #define MEMTRACE_SYSCALL_STACK_FAULT	(1U << 1)
+
+/*
+ * A page fault as the task's fault counters count it (handle_mm_fault()
+ * done, neither retried nor failed): major if it read from storage, or
+ * was a retry.  frames (with MEMTRACE_EV_FAULT): the user stack, innermost
+ * first: the faulting instruction and its callers, or for a fault the
+ * kernel took on user memory (copy_to_user), the system call's stack as in
+ * memtrace_ev_syscall.  file (with MEMTRACE_EV_FFAULT): the name of the
+ * file mapped there; "" for anonymous memory.
+ */
+struct memtrace_ev_fault {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 tid;
+	char comm[MEMTRACE_COMM_LEN];
+	__u64 address;		/* the faulting user address */
+	__u32 flags;		/* MEMTRACE_FAULT_* */
+	__u32 nr_frames;
+	char file[MEMTRACE_FILE_NAME_LEN];
+	/* __u64 frames[nr_frames] follow */
+};
+
+#define MEMTRACE_FAULT_MAJOR	(1U << 0)
+#define MEMTRACE_FAULT_WRITE	(1U << 1)
+#define MEMTRACE_FAULT_KERNEL	(1U << 2)	/* taken in the kernel, on user memory */
+#define MEMTRACE_FAULT_STACK_FAULT (1U << 3)	/* the user stack was cut short */
 
 /*
  * MEMTRACE_IOC_EVSTATS: what the event hooks lost outside the rings
