@@ -32,6 +32,8 @@ enum {
 	OPT_MMAP,
 	OPT_BRK,
 	OPT_SHM,
+	OPT_FAULTS,
+	OPT_FFAULTS,
 	OPT_STACKS,
 };
 
@@ -51,6 +53,8 @@ static const struct option long_options[] = {
 	{ "mmap",		no_argument,		NULL, OPT_MMAP },
 	{ "brk",		no_argument,		NULL, OPT_BRK },
 	{ "shm",		no_argument,		NULL, OPT_SHM },
+	{ "faults",		no_argument,		NULL, OPT_FAULTS },
+	{ "ffaults",		no_argument,		NULL, OPT_FFAULTS },
 	{ "stacks",		no_argument,		NULL, OPT_STACKS },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
@@ -93,7 +97,7 @@ void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
-"       --mmap [--stacks] | --brk | --shm [--stacks]]\n"
+"       --mmap [--stacks] | --brk | --shm [--stacks] | --faults | --ffaults]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
@@ -126,7 +130,10 @@ void cli_usage(FILE *out, const char *prog)
 "  --shm                 each shmget, shmat, shmdt and shmctl call with its\n"
 "                        arguments and return value, as shmsnoop(8); with\n"
 "                        --stacks, each call's user stack under it\n"
-"                        (these three: -p/-c one process, else system-wide;\n"
+"  --faults              page faults by user stack and process, as faults(8):\n"
+"                        minor and major\n"
+"  --ffaults             page faults by the file mapped, as ffaults(8)\n"
+"                        (these five: -p/-c one process, else system-wide;\n"
 "                        --by-comm, --by-cgroup select callers; -T stacks)\n"
 "\n"
 "positional arguments:\n"
@@ -350,23 +357,29 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 	return 0;
 }
 
+const char *cli_growth_option(enum mt_mode m)
+{
+	return m == MT_MODE_MMAP ? "--mmap" : m == MT_MODE_BRK ? "--brk" :
+	       m == MT_MODE_SHM ? "--shm" : m == MT_MODE_FAULTS ? "--faults" : "--ffaults";
+}
+
 /*
- * --mmap, --brk and --shm report system calls: -p/-c or --by-comm and
+ * --mmap, --brk, --shm, --faults and --ffaults report system calls and faults: -p/-c or --by-comm and
  * --by-cgroup choose the callers, -T the stacks shown, --stack-depth
  * their depth; allocation options mean nothing to them.
  */
 static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab,
 			bool older_given, struct mt_err *err)
 {
-	const char *mode = o->mode == MT_MODE_MMAP ? "--mmap" :
-			   o->mode == MT_MODE_BRK ? "--brk" : "--shm";
+	const char *mode = cli_growth_option(o->mode);
 	const char *other = NULL;
 
 	if (o->pid && o->cmd_argv)
 		return mt_errf(err, EINVAL, "cannot specify both -p and a command (-c or --)");
-	if (o->stacks && o->mode == MT_MODE_BRK)
-		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm "
-			       "(--brk always reports stacks)");
+	if (o->stacks && o->mode != MT_MODE_MMAP && o->mode != MT_MODE_SHM)
+		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm (%s)",
+			       o->mode == MT_MODE_FFAULTS ? "--ffaults counts by file" :
+			       "--brk and --faults always report stacks");
 	if (kernel_leaks || slab)
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
@@ -378,8 +391,10 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 	else if (o->by_pid)
 		other = "--by-pid (use -p)";
 	if (other)
-		return mt_errf(err, EINVAL, "%s reports system calls, not allocations: "
-			       "it cannot be combined with %s", mode, other);
+		return mt_errf(err, EINVAL, "%s reports %s, not allocations: "
+			       "it cannot be combined with %s", mode,
+			       o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS ?
+			       "page faults" : "system calls", other);
 	return 0;
 }
 
@@ -529,9 +544,11 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 		case OPT_MMAP:
 		case OPT_BRK:
 		case OPT_SHM:
+		case OPT_FAULTS:
+		case OPT_FFAULTS:
 			if (growth && growth != c)
-				return mt_errf(err, EINVAL, "--mmap, --brk and --shm are different "
-					       "modes: choose one");
+				return mt_errf(err, EINVAL, "--mmap, --brk, --shm, --faults and "
+					       "--ffaults are different modes: choose one");
 			growth = c;
 			break;
 		case OPT_STACKS:
@@ -675,11 +692,13 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 		return mt_errf(err, EINVAL, "--oom and --reclaim are different modes: choose one");
 	if (growth && (oom || reclaim))
 		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
-			       oom ? "--oom" : "--reclaim", growth == OPT_MMAP ? "--mmap" :
-			       growth == OPT_BRK ? "--brk" : "--shm");
+			       oom ? "--oom" : "--reclaim", cli_growth_option(growth == OPT_MMAP ? MT_MODE_MMAP :
+			       growth == OPT_BRK ? MT_MODE_BRK : growth == OPT_SHM ? MT_MODE_SHM :
+			       growth == OPT_FAULTS ? MT_MODE_FAULTS : MT_MODE_FFAULTS));
 	if (growth) {
-		o->mode = growth == OPT_MMAP ? MT_MODE_MMAP :
-			  growth == OPT_BRK ? MT_MODE_BRK : MT_MODE_SHM;
+		o->mode = growth == OPT_MMAP ? MT_MODE_MMAP : growth == OPT_BRK ? MT_MODE_BRK :
+			  growth == OPT_SHM ? MT_MODE_SHM : growth == OPT_FAULTS ? MT_MODE_FAULTS :
+			  MT_MODE_FFAULTS;
 		return check_growth(o, kernel_leaks, slab, older_given, err);
 	}
 	if (o->stacks)

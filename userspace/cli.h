@@ -26,6 +26,8 @@ enum mt_mode {
 	MT_MODE_MMAP,		/* --mmap: mmap/munmap/mremap calls, as mmapsnoop(8) */
 	MT_MODE_BRK,		/* --brk: brk growth by user stack, as brkstack(8) */
 	MT_MODE_SHM,		/* --shm: System V shared memory calls, as shmsnoop(8) */
+	MT_MODE_FAULTS,		/* --faults: page faults by user stack, as faults(8) */
+	MT_MODE_FFAULTS,	/* --ffaults: page faults by file, as ffaults(8) */
 };
 
 enum mt_sort {
@@ -99,5 +101,8 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err);
 void cli_free(struct mt_options *o);
 
 void cli_usage(FILE *out, const char *prog);
+
+/* The option of a growth mode (--mmap, --brk, --shm, --faults, --ffaults). */
+const char *cli_growth_option(enum mt_mode m);
 
 #endif

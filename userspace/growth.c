@@ -290,30 +290,26 @@ static int agg_rehash(struct growth_agg *a, size_t nr_buckets)
 	return 0;
 }
 
-int growth_agg_add(struct growth_agg *a, const struct memtrace_ev_syscall *r, uint64_t bytes)
+/* Counts one call (or fault) of pid, comm and its stack. */
+static int agg_count(struct growth_agg *a, uint32_t pid, const char *rcomm,
+		     const uint64_t *frames, uint32_t nr, uint64_t bytes, uint64_t major)
 {
-	const uint64_t *frames = (const uint64_t *)(r + 1);
-	uint32_t nr = r->nr_frames;
 	char comm[MEMTRACE_COMM_LEN + 1];
 	struct growth_entry *e;
 	size_t at;
 
-	if (nr > (r->hdr.size - sizeof(*r)) / sizeof(uint64_t))
-		nr = (uint32_t)((r->hdr.size - sizeof(*r)) / sizeof(uint64_t));
 	if (nr > MEMTRACE_MAX_FRAMES)
 		nr = MEMTRACE_MAX_FRAMES;
-	comm_of(comm, r->comm);
-	if (a->nr_buckets && (a->nr + 1) * 2 <= a->nr_buckets) {
-		at = agg_hash(r->pid, comm, frames, nr) & (a->nr_buckets - 1);
-		for (; a->buckets[at]; at = (at + 1) & (a->nr_buckets - 1)) {
-			e = a->entries[a->buckets[at] - 1];
-			if (agg_same(e, r->pid, comm, frames, nr))
-				goto count;
-		}
-	} else {
+	comm_of(comm, rcomm);
+	if (!a->nr_buckets || (a->nr + 1) * 2 > a->nr_buckets) {
 		if (agg_rehash(a, a->nr_buckets ? a->nr_buckets * 2 : 256))
 			return -ENOMEM;
-		return growth_agg_add(a, r, bytes);
+	}
+	at = agg_hash(pid, comm, frames, nr) & (a->nr_buckets - 1);
+	for (; a->buckets[at]; at = (at + 1) & (a->nr_buckets - 1)) {
+		e = a->entries[a->buckets[at] - 1];
+		if (agg_same(e, pid, comm, frames, nr))
+			goto count;
 	}
 	if (a->nr == AGG_MAX_ENTRIES)
 		return -ENOMEM;
@@ -329,7 +325,7 @@ int growth_agg_add(struct growth_agg *a, const struct memtrace_ev_syscall *r, ui
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	e->pid = r->pid;
+	e->pid = pid;
 	memcpy(e->comm, comm, sizeof(e->comm));
 	e->nr_frames = nr;
 	memcpy(e->frames, frames, nr * sizeof(*frames));
@@ -338,7 +334,118 @@ int growth_agg_add(struct growth_agg *a, const struct memtrace_ev_syscall *r, ui
 count:
 	e->calls++;
 	e->bytes += bytes;
+	e->major += major;
 	return 0;
+}
+
+/* The frames a record of hdr_size bytes really holds, of the nr it claims. */
+static uint32_t frames_in(uint32_t nr, uint32_t size, size_t hdr_size)
+{
+	return nr > (size - hdr_size) / sizeof(uint64_t) ?
+	       (uint32_t)((size - hdr_size) / sizeof(uint64_t)) : nr;
+}
+
+int growth_agg_add(struct growth_agg *a, const struct memtrace_ev_syscall *r, uint64_t bytes)
+{
+	return agg_count(a, r->pid, r->comm, (const uint64_t *)(r + 1),
+			 frames_in(r->nr_frames, r->hdr.size, sizeof(*r)), bytes, 0);
+}
+
+int growth_agg_add_fault(struct growth_agg *a, const struct memtrace_ev_fault *r)
+{
+	return agg_count(a, r->pid, r->comm, (const uint64_t *)(r + 1),
+			 frames_in(r->nr_frames, r->hdr.size, sizeof(*r)), 0,
+			 !!(r->flags & MEMTRACE_FAULT_MAJOR));
+}
+
+/* ---- --ffaults: by file ---- */
+
+#define FILES_MAX	(1U << 16)
+
+struct growth_files {
+	struct growth_file *files;
+	size_t nr, cap;
+	uint64_t anon_minor, anon_major;
+	const struct growth_file **sorted;
+};
+
+struct growth_files *growth_files_new(void)
+{
+	return calloc(1, sizeof(struct growth_files));
+}
+
+void growth_files_free(struct growth_files *f)
+{
+	if (!f)
+		return;
+	free(f->files);
+	free(f->sorted);
+	free(f);
+}
+
+int growth_files_add(struct growth_files *f, const struct memtrace_ev_fault *r)
+{
+	bool major = r->flags & MEMTRACE_FAULT_MAJOR;
+	char name[MEMTRACE_FILE_NAME_LEN + 1];
+	struct growth_file *g = NULL;
+
+	memcpy(name, r->file, MEMTRACE_FILE_NAME_LEN);
+	name[MEMTRACE_FILE_NAME_LEN] = '\0';
+	if (!name[0]) {
+		*(major ? &f->anon_major : &f->anon_minor) += 1;
+		return 0;
+	}
+	/* Few files fault: a program's libraries and data. */
+	for (size_t i = 0; i < f->nr && !g; i++)
+		if (!strcmp(f->files[i].name, name))
+			g = &f->files[i];
+	if (!g) {
+		if (f->nr == FILES_MAX)
+			return -ENOMEM;
+		if (f->nr == f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 64;
+			void *p = realloc(f->files, cap * sizeof(*f->files));
+
+			if (!p)
+				return -ENOMEM;
+			f->files = p;
+			f->cap = cap;
+		}
+		g = &f->files[f->nr++];
+		memset(g, 0, sizeof(*g));
+		memcpy(g->name, name, sizeof(g->name));
+	}
+	*(major ? &g->major : &g->minor) += 1;
+	return 0;
+}
+
+static int file_cmp(const void *x, const void *y)
+{
+	const struct growth_file *a = *(const struct growth_file *const *)x;
+	const struct growth_file *b = *(const struct growth_file *const *)y;
+	uint64_t ta = a->minor + a->major, tb = b->minor + b->major;
+
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+const struct growth_file *const *growth_files_sorted(struct growth_files *f, size_t *n,
+						     uint64_t *anon_minor, uint64_t *anon_major)
+{
+	const struct growth_file **s = realloc(f->sorted, (f->nr ? f->nr : 1) * sizeof(*s));
+
+	*n = 0;
+	*anon_minor = f->anon_minor;
+	*anon_major = f->anon_major;
+	if (!s)
+		return NULL;
+	f->sorted = s;
+	for (size_t i = 0; i < f->nr; i++)
+		s[i] = &f->files[i];
+	qsort(s, f->nr, sizeof(*s), file_cmp);
+	*n = f->nr;
+	return s;
 }
 
 static int entry_cmp(const void *x, const void *y)
@@ -380,6 +487,8 @@ struct sym_proc {
 struct growth {
 	const struct mt_options *o;
 	struct growth_agg *agg;
+	struct growth_files *files;	/* --ffaults */
+	uint64_t major;			/* --faults: the major ones of calls */
 	struct sym_proc syms[SYM_PROCS];
 	unsigned int nr_syms;
 	uint64_t agg_full;
@@ -429,9 +538,16 @@ static void sym_seen(struct growth *g, int pid)
 	s->drain = g->drains;
 }
 
+/* Modes that count and report at intervals rather than print each call. */
 static bool stack_mode(const struct mt_options *o)
 {
-	return o->mode == MT_MODE_BRK || (o->mode == MT_MODE_MMAP && o->stacks);
+	return o->mode == MT_MODE_BRK || o->mode == MT_MODE_FAULTS ||
+	       (o->mode == MT_MODE_MMAP && o->stacks);
+}
+
+static bool report_mode(const struct mt_options *o)
+{
+	return stack_mode(o) || o->mode == MT_MODE_FFAULTS;
 }
 
 static void print_stack(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
@@ -465,15 +581,39 @@ static void report(struct growth *g)
 
 	if (!localtime_r(&now, &tm) || !strftime(hms, sizeof(hms), "%H:%M:%S", &tm))
 		snprintf(hms, sizeof(hms), "??:??:??");
+	if (g->o->mode == MT_MODE_FFAULTS) {
+		const struct growth_file *const *f;
+		uint64_t amin, amaj;
+
+		f = growth_files_sorted(g->files, &n, &amin, &amaj);
+		printf("[%s] Page faults by file (%" PRIu64 " faults, %" PRIu64 " major):\n",
+		       hms, g->calls, g->major);
+		printf("%-40s %10s %10s\n", "FILE", "MINOR", "MAJOR");
+		for (size_t i = 0; f && i < n && i < g->o->top; i++)
+			printf("%-40s %10" PRIu64 " %10" PRIu64 "\n", f[i]->name, f[i]->minor,
+			       f[i]->major);
+		printf("%-40s %10" PRIu64 " %10" PRIu64 "\n", "[anonymous memory]", amin, amaj);
+		if (g->agg_full)
+			printf("(%" PRIu64 " faults not counted: out of memory for more files)\n",
+			       g->agg_full);
+		g->printed_at = g->calls;
+		return;
+	}
 	s = growth_agg_sorted(g->agg, &n);
-	if (g->o->mode == MT_MODE_BRK)
+	if (g->o->mode == MT_MODE_FAULTS)
+		printf("[%s] Top %zu stacks by page faults (%" PRIu64 " faults, %" PRIu64
+		       " major):\n", hms, n < g->o->top ? n : (size_t)g->o->top, g->calls, g->major);
+	else if (g->o->mode == MT_MODE_BRK)
 		printf("[%s] Top %zu stacks by brk growth (%" PRIu64 " brk calls):\n", hms,
 		       n < g->o->top ? n : (size_t)g->o->top, g->calls);
 	else
 		printf("[%s] Top %zu stacks by bytes mapped (%" PRIu64 " calls):\n", hms,
 		       n < g->o->top ? n : (size_t)g->o->top, g->calls);
 	for (size_t i = 0; s && i < n && i < g->o->top; i++) {
-		if (g->o->mode == MT_MODE_BRK)
+		if (g->o->mode == MT_MODE_FAULTS)
+			printf("\t%" PRIu64 " page faults (%" PRIu64 " major) by %s [%" PRIu32
+			       "] from stack\n", s[i]->calls, s[i]->major, s[i]->comm, s[i]->pid);
+		else if (g->o->mode == MT_MODE_BRK)
 			printf("\t%" PRIu64 " bytes grown in %" PRIu64 " brk calls by %s [%" PRIu32
 			       "] from stack\n", s[i]->bytes, s[i]->calls, s[i]->comm, s[i]->pid);
 		else
@@ -493,6 +633,26 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 	struct growth *g = ctx;
 	char line[512];
 
+	if (h->type == MEMTRACE_EVT_FAULT) {
+		const struct memtrace_ev_fault *f = (const void *)h;
+		int ret;
+
+		if (h->size < sizeof(*f))
+			return;
+		if (g->o->mode == MT_MODE_FAULTS) {
+			sym_seen(g, (int)f->pid);
+			ret = growth_agg_add_fault(g->agg, f);
+		} else {
+			ret = growth_files_add(g->files, f);
+		}
+		if (ret) {
+			g->agg_full++;
+			return;
+		}
+		g->calls++;
+		g->major += !!(f->flags & MEMTRACE_FAULT_MAJOR);
+		return;
+	}
 	if (h->size < sizeof(*r) || h->type < MEMTRACE_EVT_MMAP || h->type > MEMTRACE_EVT_SHMCTL)
 		return;		/* a type newer than this reader */
 	if (!stack_mode(g->o)) {
@@ -546,20 +706,25 @@ static void print_lost(struct mt_device *dev, const struct evreader *er)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return;
 	}
-	printf("Missed: %" PRIu64 " calls (kretprobe instances exhausted); %" PRIu64
+	printf("Missed: %" PRIu64 " events (kretprobe instances exhausted); %" PRIu64
 	       " stacks cut short; %" PRIu64 " mapped files not named\n",
 	       (uint64_t)st.probe_missed, (uint64_t)st.stack_faults, (uint64_t)st.file_unknown);
 }
 
 static uint32_t mode_events(enum mt_mode m)
 {
-	return m == MT_MODE_MMAP ? MEMTRACE_EV_MMAP : m == MT_MODE_BRK ? MEMTRACE_EV_BRK :
-	       MEMTRACE_EV_SHM;
-}
-
-static const char *mode_name(enum mt_mode m)
-{
-	return m == MT_MODE_MMAP ? "--mmap" : m == MT_MODE_BRK ? "--brk" : "--shm";
+	switch (m) {
+	case MT_MODE_MMAP:
+		return MEMTRACE_EV_MMAP;
+	case MT_MODE_BRK:
+		return MEMTRACE_EV_BRK;
+	case MT_MODE_FAULTS:
+		return MEMTRACE_EV_FAULT;
+	case MT_MODE_FFAULTS:
+		return MEMTRACE_EV_FFAULT;
+	default:
+		return MEMTRACE_EV_SHM;
+	}
 }
 
 /* Handles the command's news; true once it ended (*code: its exit status). */
@@ -592,7 +757,7 @@ static bool command_events(struct growth *g, struct spawn *sp, struct evreader *
 int growth_run(const struct mt_options *o)
 {
 	uint32_t want = mode_events(o->mode);
-	const char *mode = mode_name(o->mode);
+	const char *mode = cli_growth_option(o->mode);
 	struct growth *g = calloc(1, sizeof(*g));
 	struct memtrace_config cfg;
 	struct evreader er = { 0 };
@@ -606,7 +771,7 @@ int growth_run(const struct mt_options *o)
 	pid_t pid = o->pid;
 
 	dev.fd = -1;
-	if (!g || !(g->agg = growth_agg_new())) {
+	if (!g || !(g->agg = growth_agg_new()) || !(g->files = growth_files_new())) {
 		fprintf(stderr, PROG ": out of memory\n");
 		goto out;
 	}
@@ -641,6 +806,9 @@ int growth_run(const struct mt_options *o)
 	cfg.size = sizeof(cfg);
 	cfg.events = want;
 	cfg.stack_depth = o->stack_depth ? o->stack_depth : MEMTRACE_MAX_FRAMES;
+	/* Faults come in bursts (a page at a time): rings of 256 KiB per CPU. */
+	if (o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS)
+		cfg.evring_pages = 64;
 	cfg.tgid = pid;
 	if (o->by_comm)
 		snprintf(cfg.comm, sizeof(cfg.comm), "%s", o->by_comm);
@@ -676,9 +844,11 @@ int growth_run(const struct mt_options *o)
 		status = ret == -ENOENT ? 127 : 126;
 		goto stop_quiet;
 	}
-	if (stack_mode(o))
-		printf("Tracing %s %s, Ctrl+C to quit.\n", o->mode == MT_MODE_BRK ?
-		       "brk growth" : "bytes mapped", pid ? "of one process" : "system-wide");
+	if (report_mode(o))
+		printf("Tracing %s %s, Ctrl+C to quit.\n", o->mode == MT_MODE_BRK ? "brk growth" :
+		       o->mode == MT_MODE_MMAP ? "bytes mapped" : o->mode == MT_MODE_FAULTS ?
+		       "page faults by stack" : "page faults by file",
+		       pid ? "of one process" : "system-wide");
 	else
 		printf("%s\n", growth_header(o->mode));
 	fflush(stdout);
@@ -728,7 +898,7 @@ int growth_run(const struct mt_options *o)
 		}
 		if (signalled)
 			break;
-		if (stack_mode(o) && !ended)
+		if (report_mode(o) && !ended)
 			report(g);
 	}
 stop:
@@ -739,7 +909,7 @@ stop:
 	/* What the rings still hold was written before the stop. */
 	if (!status && drain(g, &er))
 		status = 1;
-	if (stack_mode(o) && !status && (g->printed_at != g->calls || !g->calls || ended))
+	if (report_mode(o) && !status && (g->printed_at != g->calls || !g->calls || ended))
 		report(g);
 	if (er.map)
 		print_lost(&dev, &er);
@@ -761,6 +931,7 @@ out:
 		for (unsigned int i = 0; i < g->nr_syms; i++)
 			usyms_free(g->syms[i].u);
 		growth_agg_free(g->agg);
+		growth_files_free(g->files);
 		free(g);
 	}
 	return status;

@@ -35,7 +35,8 @@ int main(int argc, char **argv)
 	}
 	if (opts.mode == MT_MODE_OOM || opts.mode == MT_MODE_RECLAIM)
 		status = pressure_run(&opts);
-	else if (opts.mode == MT_MODE_MMAP || opts.mode == MT_MODE_BRK || opts.mode == MT_MODE_SHM)
+	else if (opts.mode == MT_MODE_MMAP || opts.mode == MT_MODE_BRK || opts.mode == MT_MODE_SHM ||
+		 opts.mode == MT_MODE_FAULTS || opts.mode == MT_MODE_FFAULTS)
 		status = growth_run(&opts);
 	else
 		status = session_run(&opts);

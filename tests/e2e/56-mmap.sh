@@ -59,7 +59,7 @@ $(cat "$OUT")"
 fi
 check_match "--mmap: nothing lost" '^Lost: 0 events' "$(cat "$OUT")"
 check_match "--mmap: no call missed, every file named" \
-	'^Missed: 0 calls .* 0 mapped files not named$' "$(cat "$OUT")"
+	'^Missed: 0 events .* 0 mapped files not named$' "$(cat "$OUT")"
 
 # --stacks: bytes mapped by stack, each under the function that mapped.
 OUT=/tmp/mmap-stacks.out

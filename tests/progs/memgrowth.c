@@ -11,6 +11,11 @@
  *   memgrowth brk N       grows the break N times by 64 KiB (grow_heap),
  *                         then shrinks it back (shrink_heap)
  *   memgrowth shm         shmget, shmat (rw, read-only), shmdt, shmctl
+ *   memgrowth faults N FILE
+ *                         touches N fresh anonymous pages (touch_pages), then
+ *                         reads N pages of FILE through a mapping
+ *                         (read_pages), printing the page faults each took
+ *                         by getrusage()
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +26,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/shm.h>
 #include <unistd.h>
 
@@ -179,6 +185,79 @@ NOINLINE static int run_shm(void)
 	return 0;
 }
 
+#define PAGE 4096UL
+
+NOINLINE static void touch_pages(volatile char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i * PAGE] = 1;
+}
+
+NOINLINE static unsigned long read_pages(const volatile char *p, size_t n)
+{
+	unsigned long sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += (unsigned char)p[i * PAGE];
+	return sum;
+}
+
+/* The page faults getrusage() counts between two calls: minor, major. */
+static void faults_since(const struct rusage *r0, long *minor, long *major)
+{
+	struct rusage r1;
+
+	getrusage(RUSAGE_SELF, &r1);
+	*minor = r1.ru_minflt - r0->ru_minflt;
+	*major = r1.ru_majflt - r0->ru_majflt;
+}
+
+NOINLINE static int run_faults(int n, const char *path)
+{
+	static char data[PAGE];
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	long minor, major;
+	struct rusage r0;
+	char *a, *m;
+	int fd;
+
+	a = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (a == MAP_FAILED || fd < 0) {
+		perror("memgrowth faults");
+		return 1;
+	}
+	/* A page each: no transparent huge page maps many at once. */
+	madvise(a, n * PAGE, MADV_NOHUGEPAGE);
+	memset(data, 'x', sizeof(data));
+	for (int i = 0; i < n; i++)
+		if (write(fd, data, sizeof(data)) != sizeof(data)) {
+			perror(path);
+			return 1;
+		}
+	m = mmap(NULL, n * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	/* Their code and getrusage()'s faulted in first: only the pages count. */
+	touch_pages(a, 0);
+	read_pages(m, 0);
+	getrusage(RUSAGE_SELF, &r0);
+	faults_since(&r0, &minor, &major);
+
+	getrusage(RUSAGE_SELF, &r0);
+	touch_pages(a, n);
+	faults_since(&r0, &minor, &major);
+	say("TOUCH %d pages minflt %ld majflt %ld\n", n, minor, major);
+	getrusage(RUSAGE_SELF, &r0);
+	read_pages(m, n);
+	faults_since(&r0, &minor, &major);
+	say("READ %s %d pages minflt %ld majflt %ld\n", name, n, minor, major);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[4096];
@@ -193,8 +272,10 @@ int main(int argc, char **argv)
 		status = run_brk(atoi(argv[2]));
 	else if (argc == 2 && !strcmp(argv[1], "shm"))
 		status = run_shm();
+	else if (argc == 4 && !strcmp(argv[1], "faults"))
+		status = run_faults(atoi(argv[2]), argv[3]);
 	else
-		fprintf(stderr, "usage: memgrowth mmap FILE | brk N | shm\n");
+		fprintf(stderr, "usage: memgrowth mmap FILE | brk N | shm | faults N FILE\n");
 	say("END %d\n", status);
 	return status;
 }

@@ -61,6 +61,16 @@ static void test_cli(void)
 	      strstr(err.msg, "allocation option"), "growth cli: not with -z");
 	check(parse_args(&o, &err, 6, "--mmap", "-p", "1", "-c", "true") == -EINVAL,
 	      "growth cli: -p and -c refused together");
+	check(parse_args(&o, &err, 4, "--faults", "-p", "7") == 0 && o.mode == MT_MODE_FAULTS &&
+	      o.pid == 7, "growth cli: --faults -p");
+	check(parse_args(&o, &err, 3, "--ffaults", "5") == 0 && o.mode == MT_MODE_FFAULTS &&
+	      o.interval_s == 5, "growth cli: --ffaults with an interval");
+	check(parse_args(&o, &err, 3, "--faults", "--stacks") == -EINVAL &&
+	      strstr(err.msg, "always report stacks"), "growth cli: --faults --stacks refused");
+	check(parse_args(&o, &err, 3, "--ffaults", "--faults") == -EINVAL &&
+	      strstr(err.msg, "different modes"), "growth cli: --faults and --ffaults: one mode");
+	check(parse_args(&o, &err, 3, "--faults", "-a") == -EINVAL &&
+	      strstr(err.msg, "page faults"), "growth cli: --faults not with -a (%s)", err.msg);
 }
 
 static struct memtrace_ev_syscall *rec(uint16_t type, int64_t ret, uint64_t a0, uint64_t a1,
@@ -203,8 +213,57 @@ static void test_agg(void)
 	growth_agg_free(a);
 }
 
+static struct memtrace_ev_fault *fault(uint32_t flags, const char *file, uint32_t nr,
+				       const uint64_t *frames)
+{
+	size_t size = sizeof(struct memtrace_ev_fault) + nr * sizeof(uint64_t);
+	struct memtrace_ev_fault *r = calloc(1, size);
+
+	r->hdr.size = (uint32_t)size;
+	r->hdr.type = MEMTRACE_EVT_FAULT;
+	r->pid = 77;
+	strcpy(r->comm, "faulter");
+	r->flags = flags;
+	if (file)
+		strcpy(r->file, file);
+	r->nr_frames = nr;
+	if (nr)
+		memcpy(r + 1, frames, nr * sizeof(uint64_t));
+	return r;
+}
+
+static void test_faults(void)
+{
+	const uint64_t s1[] = { 0x401000, 0x402000 }, s2[] = { 0x401100, 0x402000 };
+	struct growth_agg *a = growth_agg_new();
+	struct growth_files *f = growth_files_new();
+	const struct growth_entry *const *e;
+	const struct growth_file *const *fl;
+	struct memtrace_ev_fault *r;
+	uint64_t amin, amaj;
+	bool ok = true;
+	size_t n;
+
+	for (int i = 0; i < 10; i++) {
+		r = fault(i < 3 ? MEMTRACE_FAULT_MAJOR : 0, i < 4 ? "libc.so.6" : i < 9 ? "data" : "",
+			  2, i < 7 ? s1 : s2);
+		ok &= !growth_agg_add_fault(a, r) && !growth_files_add(f, r);
+		free(r);
+	}
+	e = growth_agg_sorted(a, &n);
+	check(ok && e && n == 2 && e[0]->calls == 7 && e[0]->major == 3 && e[0]->frames[0] == 0x401000 &&
+	      e[1]->calls == 3 && e[1]->major == 0, "growth faults: by stack, major apart");
+	fl = growth_files_sorted(f, &n, &amin, &amaj);
+	check(fl && n == 2 && !strcmp(fl[0]->name, "data") && fl[0]->minor == 5 && fl[0]->major == 0 &&
+	      !strcmp(fl[1]->name, "libc.so.6") && fl[1]->minor == 1 && fl[1]->major == 3 &&
+	      amin == 1 && amaj == 0, "growth ffaults: by file, most first, anonymous apart");
+	growth_agg_free(a);
+	growth_files_free(f);
+}
+
 void growth_tests(void)
 {
+	test_faults();
 	test_cli();
 	test_flags();
 	test_lines();
