@@ -19,7 +19,6 @@
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
-#include <linux/cgroup.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
@@ -35,6 +34,7 @@
 
 #include "evring.h"
 #include "growth.h"
+#include "hooks.h"
 #include "tracer.h"
 #include "ustack.h"
 
@@ -94,28 +94,27 @@ static struct mt_gr_probe *mt_gr_probe_of(struct kretprobe_instance *ri)
 }
 
 /*
- * The caller is one the session traces: kernel mode's task filters
- * (hooks.c has them for allocations, where an interrupt may be the
- * caller; a system call's caller is always a task, even when the entry
- * kprobe is a breakpoint taken as an NMI).
+ * The caller is one the session traces: a task with a mm (not a kernel
+ * thread, not memtrace's own control path) that passes kernel mode's task
+ * filters.  A system call's or a fault's caller is always a task, even
+ * when the entry kprobe is a breakpoint taken as an NMI.
  */
 static bool mt_gr_wanted(void)
 {
-	const struct mt_filter *f = &mt.filter;
-
 	if (!current->mm || (current->flags & PF_KTHREAD) ||
 	    current == READ_ONCE(mt.self))
 		return false;
-	if (f->tgid && task_tgid(current) != f->tgid)
-		return false;
-	if (f->comm[0] && strncmp(current->comm, f->comm, TASK_COMM_LEN))
-		return false;
-#ifdef CONFIG_CGROUPS
-	/* Kprobe handlers run with preemption disabled: an RCU read-side section. */
-	if (f->cgroup && !cgroup_is_descendant(task_dfl_cgroup(current), f->cgroup))
-		return false;
-#endif
-	return true;
+	return !mt.filter.by_task || mt_task_selected(&mt.filter);
+}
+
+/* The record's task: ids in the reader's pid namespace, and its name. */
+static void mt_gr_task(u32 *pid, u32 *tid, char *comm)
+{
+	*pid = mt_gr.ns ? task_tgid_nr_ns(current, mt_gr.ns) : task_tgid_nr(current);
+	*tid = mt_gr.ns ? task_pid_nr_ns(current, mt_gr.ns) : task_pid_nr(current);
+	/* comm may change under us (prctl): a torn name, never an overrun. */
+	memcpy(comm, current->comm, MEMTRACE_COMM_LEN);
+	comm[MEMTRACE_COMM_LEN - 1] = '\0';
 }
 
 static int mt_gr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -214,11 +213,7 @@ static int mt_gr_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!r)
 		return 0;
 	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_gr.ns ? task_tgid_nr_ns(current, mt_gr.ns) : task_tgid_nr(current);
-	r->tid = mt_gr.ns ? task_pid_nr_ns(current, mt_gr.ns) : task_pid_nr(current);
-	/* comm may change under us (prctl): a torn name, never an overrun. */
-	memcpy(r->comm, current->comm, MEMTRACE_COMM_LEN);
-	r->comm[MEMTRACE_COMM_LEN - 1] = '\0';
+	mt_gr_task(&r->pid, &r->tid, r->comm);
 	r->ret = ret;
 	for (i = 0; i < ARRAY_SIZE(r->args); i++)
 		r->args[i] = call->args[i];
@@ -293,10 +288,7 @@ static int mt_gr_fault_return(struct kretprobe_instance *ri, struct pt_regs *reg
 	if (!r)
 		return 0;
 	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_gr.ns ? task_tgid_nr_ns(current, mt_gr.ns) : task_tgid_nr(current);
-	r->tid = mt_gr.ns ? task_pid_nr_ns(current, mt_gr.ns) : task_pid_nr(current);
-	memcpy(r->comm, current->comm, MEMTRACE_COMM_LEN);
-	r->comm[MEMTRACE_COMM_LEN - 1] = '\0';
+	mt_gr_task(&r->pid, &r->tid, r->comm);
 	r->address = f->address;
 	r->flags = rflags;
 	r->nr_frames = nr;

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -855,38 +854,20 @@ int growth_run(const struct mt_options *o)
 	status = 0;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	for (unsigned long n = 0; !ended && (!o->count || n < o->count); n++) {
-		bool signalled = false, due = false;
+		bool signalled = false;
 
 		deadline.tv_sec += o->interval_s;
-		while (!signalled && !due && !ended) {
-			struct pollfd pf[3] = { { sigfd, POLLIN, 0 }, { dev.fd, POLLIN, 0 },
-						{ sp ? spawn_event_fd(sp) : -1, POLLIN, 0 } };
-			struct timespec now;
-			long long left;
-			int r;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			left = (deadline.tv_sec - now.tv_sec) * 1000LL +
-			       (deadline.tv_nsec - now.tv_nsec) / 1000000;
-			if (left <= 0)
-				break;
+		while (!signalled && !ended) {
 			/* -p: notice the process gone at least every 100 ms. */
-			r = poll(pf, 3, (int)(o->pid && left > 100 ? 100 : left));
-			if (r < 0 && errno != EINTR) {
-				fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
-				status = 1;
-				goto stop;
-			}
-			if (r > 0 && (pf[0].revents & POLLIN)) {
-				struct signalfd_siginfo si;
+			int w = evreader_wait(&er, sigfd, sp ? spawn_event_fd(sp) : -1, &deadline,
+					      o->pid ? 100 : -1, &err);
 
-				signalled = read(sigfd, &si, sizeof(si)) == sizeof(si);
-			}
-			if (r > 0 && (pf[1].revents & (POLLERR | POLLHUP))) {
-				fprintf(stderr, PROG ": the session ended under this reader\n");
+			if (w < 0) {
+				fprintf(stderr, PROG ": %s\n", err.msg);
 				status = 1;
 				goto stop;
 			}
+			signalled = w == EVREADER_SIGNAL;
 			if (drain(g, &er)) {
 				status = 1;
 				goto stop;
@@ -895,6 +876,8 @@ int growth_run(const struct mt_options *o)
 				ended = command_events(g, sp, &er, &code);
 			else if (o->pid && kill(o->pid, 0) && errno == ESRCH)
 				ended = true;
+			if (w == EVREADER_TIMEOUT)
+				break;
 		}
 		if (signalled)
 			break;

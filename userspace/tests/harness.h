@@ -36,6 +36,14 @@ void remove_tree(const char *dir);
  */
 int self_libc(char *path, size_t len);
 
+struct mt_options;
+struct mt_err;
+/*
+ * cli_defaults() then cli_parse() of "memtrace-read" and argc - 1 more
+ * words (char *), at most 7.
+ */
+int cli_parse_words(struct mt_options *o, struct mt_err *err, int argc, ...);
+
 /* Compares text with a golden file; on mismatch prints both as diagnostics. */
 bool same_as_golden(const char *text, const char *golden_name);
 

@@ -5,7 +5,6 @@
  * process and stack.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,59 +16,46 @@
 #include "growth.h"
 #include "harness.h"
 
-static int parse_args(struct mt_options *o, struct mt_err *err, int argc, ...)
-{
-	char *argv[8] = { "memtrace-read" };
-	va_list ap;
-
-	va_start(ap, argc);
-	for (int i = 1; i < argc && i < 8; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	cli_defaults(o);
-	return cli_parse(argc, argv, o, err);
-}
-
 static void test_cli(void)
 {
 	struct mt_options o;
 	struct mt_err err;
 
-	check(parse_args(&o, &err, 2, "--mmap") == 0 && o.mode == MT_MODE_MMAP && !o.stacks &&
+	check(cli_parse_words(&o, &err, 2, "--mmap") == 0 && o.mode == MT_MODE_MMAP && !o.stacks &&
 	      !o.pid, "growth cli: --mmap, system-wide");
-	check(parse_args(&o, &err, 5, "--mmap", "--stacks", "-p", "42") == 0 &&
+	check(cli_parse_words(&o, &err, 5, "--mmap", "--stacks", "-p", "42") == 0 &&
 	      o.mode == MT_MODE_MMAP && o.stacks && o.pid == 42, "growth cli: --mmap --stacks -p");
-	check(parse_args(&o, &err, 6, "--brk", "-T", "3", "1", "2") == 0 &&
+	check(cli_parse_words(&o, &err, 6, "--brk", "-T", "3", "1", "2") == 0 &&
 	      o.mode == MT_MODE_BRK && o.top == 3 && o.interval_s == 1 && o.count == 2,
 	      "growth cli: --brk with -T, interval and count");
-	check(parse_args(&o, &err, 3, "--shm", "--stacks") == 0 && o.stacks,
+	check(cli_parse_words(&o, &err, 3, "--shm", "--stacks") == 0 && o.stacks,
 	      "growth cli: --shm --stacks");
-	check(parse_args(&o, &err, 4, "--shm", "--by-comm", "java") == 0 &&
+	check(cli_parse_words(&o, &err, 4, "--shm", "--by-comm", "java") == 0 &&
 	      o.mode == MT_MODE_SHM && !strcmp(o.by_comm, "java"), "growth cli: --shm --by-comm");
-	check(parse_args(&o, &err, 4, "--shm", "--", "true") == 0 && o.mode == MT_MODE_SHM &&
+	check(cli_parse_words(&o, &err, 4, "--shm", "--", "true") == 0 && o.mode == MT_MODE_SHM &&
 	      o.cmd_argv && !strcmp(o.cmd_argv[0], "true"), "growth cli: --shm -- CMD");
-	check(parse_args(&o, &err, 3, "--mmap", "--brk") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--mmap", "--brk") == -EINVAL &&
 	      strstr(err.msg, "different modes"), "growth cli: --mmap and --brk: one mode");
-	check(parse_args(&o, &err, 3, "--brk", "--stacks") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--brk", "--stacks") == -EINVAL &&
 	      strstr(err.msg, "--stacks"), "growth cli: --stacks only with --mmap (%s)", err.msg);
-	check(parse_args(&o, &err, 2, "--stacks") == -EINVAL, "growth cli: --stacks alone refused");
-	check(parse_args(&o, &err, 3, "--mmap", "--oom") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 2, "--stacks") == -EINVAL, "growth cli: --stacks alone refused");
+	check(cli_parse_words(&o, &err, 3, "--mmap", "--oom") == -EINVAL &&
 	      strstr(err.msg, "different modes"), "growth cli: not with --oom");
-	check(parse_args(&o, &err, 3, "--shm", "-t") == -EINVAL && strstr(err.msg, "-t"),
+	check(cli_parse_words(&o, &err, 3, "--shm", "-t") == -EINVAL && strstr(err.msg, "-t"),
 	      "growth cli: not with -t (%s)", err.msg);
-	check(parse_args(&o, &err, 4, "--brk", "-z", "8") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 4, "--brk", "-z", "8") == -EINVAL &&
 	      strstr(err.msg, "allocation option"), "growth cli: not with -z");
-	check(parse_args(&o, &err, 6, "--mmap", "-p", "1", "-c", "true") == -EINVAL,
+	check(cli_parse_words(&o, &err, 6, "--mmap", "-p", "1", "-c", "true") == -EINVAL,
 	      "growth cli: -p and -c refused together");
-	check(parse_args(&o, &err, 4, "--faults", "-p", "7") == 0 && o.mode == MT_MODE_FAULTS &&
+	check(cli_parse_words(&o, &err, 4, "--faults", "-p", "7") == 0 && o.mode == MT_MODE_FAULTS &&
 	      o.pid == 7, "growth cli: --faults -p");
-	check(parse_args(&o, &err, 3, "--ffaults", "5") == 0 && o.mode == MT_MODE_FFAULTS &&
+	check(cli_parse_words(&o, &err, 3, "--ffaults", "5") == 0 && o.mode == MT_MODE_FFAULTS &&
 	      o.interval_s == 5, "growth cli: --ffaults with an interval");
-	check(parse_args(&o, &err, 3, "--faults", "--stacks") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--faults", "--stacks") == -EINVAL &&
 	      strstr(err.msg, "always report stacks"), "growth cli: --faults --stacks refused");
-	check(parse_args(&o, &err, 3, "--ffaults", "--faults") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--ffaults", "--faults") == -EINVAL &&
 	      strstr(err.msg, "different modes"), "growth cli: --faults and --ffaults: one mode");
-	check(parse_args(&o, &err, 3, "--faults", "-a") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--faults", "-a") == -EINVAL &&
 	      strstr(err.msg, "page faults"), "growth cli: --faults not with -a (%s)", err.msg);
 }
 
