@@ -16,6 +16,10 @@
  *                         reads N pages of FILE through a mapping
  *                         (read_pages), printing the page faults each took
  *                         by getrusage()
+ *   memgrowth bench N     times N mmap+munmap pairs (64 KiB, anonymous) and
+ *                         N page faults (fresh anonymous pages), the median
+ *                         of 5 rounds after one to warm up: "ns/mmap X",
+ *                         "ns/fault Y" (tests/bench/growth-costs.sh)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +31,7 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <sys/shm.h>
 #include <unistd.h>
 
@@ -258,6 +263,63 @@ NOINLINE static int run_faults(int n, const char *path)
 	return 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One round: ns per mmap+munmap pair and per fault, of n each. */
+static int bench_round(int n, uint64_t *mmap_ns, uint64_t *fault_ns)
+{
+	uint64_t t0 = now_ns();
+	char *a;
+
+	for (int i = 0; i < n; i++) {
+		void *p = mmap(NULL, 64 * KB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+		if (p == MAP_FAILED || munmap(p, 64 * KB))
+			return -1;
+	}
+	*mmap_ns = (now_ns() - t0) / n;
+	a = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return -1;
+	madvise(a, n * PAGE, MADV_NOHUGEPAGE);
+	t0 = now_ns();
+	touch_pages(a, n);
+	*fault_ns = (now_ns() - t0) / n;
+	return munmap(a, n * PAGE);
+}
+
+NOINLINE static int run_bench(int n)
+{
+	uint64_t m[6], f[6];
+
+	if (n <= 0)
+		return 2;
+	for (int r = 0; r < 6; r++)
+		if (bench_round(n, &m[r], &f[r])) {
+			perror("memgrowth bench");
+			return 1;
+		}
+	/* Round 0 warms up. */
+	qsort(m + 1, 5, sizeof(m[0]), cmp_u64);
+	qsort(f + 1, 5, sizeof(f[0]), cmp_u64);
+	say("ns/mmap %llu\nns/fault %llu\n", (unsigned long long)m[3], (unsigned long long)f[3]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[4096];
@@ -274,8 +336,10 @@ int main(int argc, char **argv)
 		status = run_shm();
 	else if (argc == 4 && !strcmp(argv[1], "faults"))
 		status = run_faults(atoi(argv[2]), argv[3]);
+	else if (argc == 3 && !strcmp(argv[1], "bench"))
+		status = run_bench(atoi(argv[2]));
 	else
-		fprintf(stderr, "usage: memgrowth mmap FILE | brk N | shm | faults N FILE\n");
+		fprintf(stderr, "usage: memgrowth mmap FILE | brk N | shm | faults N FILE | bench N\n");
 	say("END %d\n", status);
 	return status;
 }
