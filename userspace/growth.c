@@ -805,9 +805,15 @@ int growth_run(const struct mt_options *o)
 	cfg.size = sizeof(cfg);
 	cfg.events = want;
 	cfg.stack_depth = o->stack_depth ? o->stack_depth : MEMTRACE_MAX_FRAMES;
-	/* Faults come in bursts (a page at a time): rings of 256 KiB per CPU. */
-	if (o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS)
-		cfg.evring_pages = 64;
+	/*
+	 * Faults come in bursts (a page at a time): rings of 256 KiB per CPU,
+	 * as long as that stays within 16 MiB for all (a ring per possible CPU).
+	 */
+	if (o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS) {
+		long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+		cfg.evring_pages = cpus > 0 && cpus <= 64 ? 64 : 0;
+	}
 	cfg.tgid = pid;
 	if (o->by_comm)
 		snprintf(cfg.comm, sizeof(cfg.comm), "%s", o->by_comm);
