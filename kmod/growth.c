@@ -255,7 +255,7 @@ static int mt_gr_fault_return(struct kretprobe_instance *ri, struct pt_regs *reg
 {
 	struct mt_gr_fault *f = (struct mt_gr_fault *)ri->data;
 	struct mt_evring *er = READ_ONCE(mt_gr.er);
-	vm_fault_t ret = (vm_fault_t)regs_return_value(regs);
+	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
 	unsigned long frames[MT_GR_FRAMES];
 	struct memtrace_ev_fault *r;
 	unsigned int nr = 0, i;
