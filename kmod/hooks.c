@@ -172,11 +172,8 @@ static inline bool mt_is_self(void)
 			     current == READ_ONCE(mt.live.grower));
 }
 
-/* Kernel mode's task filters (pid, name, cgroup): the allocating context passes. */
-static bool mt_task_passes(const struct mt_filter *f)
+bool mt_task_selected(const struct mt_filter *f)
 {
-	if (!in_task())
-		return false;	/* interrupts allocate for no task */
 	if (f->tgid && task_tgid(current) != f->tgid)
 		return false;
 	if (f->comm[0] && strncmp(current->comm, f->comm, TASK_COMM_LEN))
@@ -187,6 +184,13 @@ static bool mt_task_passes(const struct mt_filter *f)
 		return false;
 #endif
 	return true;
+}
+
+/* Kernel mode's task filters (pid, name, cgroup): the allocating context passes. */
+static bool mt_task_passes(const struct mt_filter *f)
+{
+	/* Interrupts allocate for no task. */
+	return in_task() && mt_task_selected(f);
 }
 
 u32 mt_hook_stack_id(struct mt_pcpu *c, unsigned long call_site)

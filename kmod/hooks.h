@@ -36,6 +36,13 @@ static inline bool mt_in_nmi(void)
 struct mt_pcpu *mt_hook_enter(unsigned long *flags);
 void mt_hook_exit(struct mt_pcpu *c, unsigned long flags);
 
+/*
+ * Kernel mode's task filters (tgid, comm, cgroup): current passes them.
+ * Any context of a task (a kprobe's int3 included), preemption disabled
+ * (the cgroup is read under RCU).
+ */
+bool mt_task_selected(const struct mt_filter *f);
+
 /* Sampling decision; true if an allocation of bytes is to be recorded. */
 bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes);
 /* The current task's name, interned (0 when the table is full). */

@@ -30,6 +30,8 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
+#include "growth.h"
+#include "pressure.h"
 #include "tracer.h"
 #include "uprobes.h"
 
@@ -329,7 +331,6 @@ static long mt_ioctl_evring_info(struct file *file, void __user *arg)
 	info.data_offset = PAGE_SIZE;
 	info.data_size = er->data_size;
 	info.mmap_size = er->mem_size;
-	info.missed = mt_pressure_missed();
 	mt_evring_put(er);
 	return copy_to_user(arg, &info, usize) ? -EFAULT : 0;
 }
@@ -349,6 +350,29 @@ static long mt_ioctl_evring_consume(struct file *file, void __user *arg)
 	ret = mt_evring_consume(er, c.cpu, c.pos);
 	mt_evring_put(er);
 	return ret;
+}
+
+/* What the event hooks lost outside the rings, for the session's owner. */
+static long mt_ioctl_evstats(struct file *file, void __user *arg)
+{
+	struct memtrace_evstats st;
+	int ret;
+
+	ret = mt_copy_sized(&st, sizeof(st), MEMTRACE_EVSTATS_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	mt_lock();
+	ret = READ_ONCE(mt.owner) == file ? 0 : -EPERM;
+	if (!ret) {
+		st.probe_missed = mt_pressure_missed();
+		mt_growth_stats(&st);
+	}
+	mt_unlock();
+	if (ret)
+		return ret;
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
 static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -396,6 +420,8 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mt_ioctl_evring_info(file, uarg);
 	case MEMTRACE_IOC_EVRING_CONSUME:
 		return mt_ioctl_evring_consume(file, uarg);
+	case MEMTRACE_IOC_EVSTATS:
+		return mt_ioctl_evstats(file, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
+#include "growth.h"
 #include "pressure.h"
 #include "sampling.h"
 #include "tracer.h"
@@ -167,6 +168,7 @@ int mt_tracer_init(void)
 	spin_lock_init(&mt.evring_lock);
 	mt_evwake_init(&mt.evwake);
 	mt_pressure_init();
+	mt_growth_init();
 	mt.cfg.size = sizeof(mt.cfg);
 	mt.cfg.events = mt_kernel_events();
 	mt.cfg.stack_depth = MEMTRACE_MAX_FRAMES;
@@ -218,7 +220,8 @@ void mt_tracer_exit(void)
 
 u32 mt_available_events(void)
 {
-	return mt_kernel_events() | mt_user_available() | mt_pressure_available();
+	return mt_kernel_events() | mt_user_available() | mt_pressure_available() |
+	       mt_growth_available();
 }
 
 struct mt_evring *mt_evring_get_current(void)
@@ -248,7 +251,7 @@ static void mt_evring_drop(void)
 	mt.ev_pid_ns = NULL;
 }
 
-/* New event rings for a start with pressure events, seen as the starter may see them. */
+/* New event rings for a start with ring events, seen as the starter may see them. */
 static int mt_evring_renew(u32 pages)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
@@ -270,20 +273,24 @@ static int mt_evring_renew(u32 pages)
 
 /*
  * A session traces the kernel's allocators or one process's, and with
- * either (or alone) pressure events.
+ * either (or alone) pressure and growth events.
  */
 static int mt_attach(u32 events)
 {
-	u32 allocs = events & ~MEMTRACE_EV_PRESSURE;
+	u32 allocs = events & ~MT_EV_RING;
 	int ret = 0;
 
 	if (allocs & MEMTRACE_EV_USER)
 		ret = mt_user_attach();
 	else if (allocs)
 		ret = mt_hooks_attach(allocs);
-	if (ret || !(events & MEMTRACE_EV_PRESSURE))
-		return ret;
-	ret = mt_pressure_attach(events, mt.evring, mt.ev_pid_ns, mt.evring->kaddr);
+	if (!ret && (events & MEMTRACE_EV_PRESSURE))
+		ret = mt_pressure_attach(events, mt.evring, mt.ev_pid_ns, mt.evring->kaddr);
+	if (!ret && (events & MEMTRACE_EV_GROWTH)) {
+		ret = mt_growth_attach(events, mt.evring, mt.ev_pid_ns, mt.filter.depth);
+		if (ret && (events & MEMTRACE_EV_PRESSURE))
+			mt_pressure_detach();
+	}
 	if (ret) {
 		if (allocs & MEMTRACE_EV_USER)
 			mt_user_detach();
@@ -295,8 +302,10 @@ static int mt_attach(u32 events)
 
 static void mt_detach(void)
 {
-	u32 allocs = mt.attached & ~MEMTRACE_EV_PRESSURE;
+	u32 allocs = mt.attached & ~MT_EV_RING;
 
+	if (mt.attached & MEMTRACE_EV_GROWTH)
+		mt_growth_detach();
 	if (mt.attached & MEMTRACE_EV_PRESSURE)
 		mt_pressure_detach();
 	if (allocs & MEMTRACE_EV_USER)
@@ -442,7 +451,7 @@ int mt_configure(const struct memtrace_config *cfg)
 
 	if (mt.tracing)
 		return -EBUSY;
-	if (events & ~(MEMTRACE_EV_ALL | MEMTRACE_EV_USER | MEMTRACE_EV_PRESSURE))
+	if (events & ~(MEMTRACE_EV_ALL | MEMTRACE_EV_USER | MT_EV_RING))
 		return -EINVAL;
 	if ((events & MEMTRACE_EV_USER) &&
 	    (events & ~MEMTRACE_EV_PRESSURE) != MEMTRACE_EV_USER)
@@ -500,13 +509,13 @@ int mt_start(const void *owner)
 	/* User mode needs MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE first. */
 	if ((cfg->events & MEMTRACE_EV_USER) && !mt_user_ready())
 		return -ESRCH;
-	/* Pressure events alone need none of the allocation tables. */
-	if (cfg->events & ~MEMTRACE_EV_PRESSURE) {
+	/* Ring events alone need none of the allocation tables. */
+	if (cfg->events & ~MT_EV_RING) {
 		ret = mt_alloc_tables();
 		if (ret)
 			return ret;
 	}
-	if (cfg->events & MEMTRACE_EV_PRESSURE) {
+	if (cfg->events & MT_EV_RING) {
 		ret = mt_evring_renew(cfg->evring_pages);
 		if (ret)
 			return ret;

@@ -125,7 +125,7 @@ struct mt_state {
 	struct mt_ring ring;		/* made by the first start with MEMTRACE_CFG_TRACE */
 	struct mt_pcpu __percpu *pcpu;
 	/*
-	 * Pressure events (MEMTRACE_EV_PRESSURE): the rings made by the
+	 * Ring events (MT_EV_RING): the rings made by the
 	 * last start, referenced (mappings hold their own), NULL once the
 	 * owner is gone.  evring_lock guards the pointer for mmap, which
 	 * may not take lock (mmap_lock nests inside it).
@@ -135,6 +135,9 @@ struct mt_state {
 	struct mt_evwake evwake;
 	struct pid_namespace *ev_pid_ns;	/* the starter's, referenced; NULL: initial */
 };
+
+/* Events recorded in the per-CPU event rings rather than the tables. */
+#define MT_EV_RING	(MEMTRACE_EV_PRESSURE | MEMTRACE_EV_GROWTH)
 
 /* The session's event rings, referenced, or NULL. */
 struct mt_evring *mt_evring_get_current(void);

@@ -2,8 +2,9 @@
 # make bench: boot a Debian kernel guest once, measure the cost of a
 # kmalloc+kfree pair (tests/bench/kernel-pairs.sh) and of a user program's
 # malloc+free pair (tests/bench/user-pairs.sh) untraced, under an empty
-# probe (the floor) and under memtrace, print tables and write them to
-# docs/benchmarks.md.  Benchmarks report; they never fail on a number.
+# probe (the floor) and under memtrace, and of an mmap and a page fault
+# under --mmap and --faults (tests/bench/growth-pairs.sh), print tables
+# and write them to docs/benchmarks.md.  Benchmarks report; they never fail on a number.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -265,10 +266,49 @@ else {
 	echo '```'
 } >>docs/benchmarks.md
 fi
+# Process memory growth (tests/bench/growth-pairs.sh): the added cost per
+# mmap+munmap pair and per page fault, hooks attached but the program
+# filtered out, and every call recorded system-wide.
+grow_cell() {	# grow_cell NAME WHAT: "ns (+added)"
+	awk -v x="$(val "growth-$1-$2")" -v p="$(val "growth-untraced-$2")" 'BEGIN {
+		if (x == "") { printf "?"; exit }
+		if (p == "" || x == p) { printf "%d", x; exit }
+		printf "%d (%+d)", x, x - p }'
+}
+gtable=$(
+	echo "| memgrowth bench | ns per mmap+munmap pair | ns per page fault |"
+	echo "|---|---|---|"
+	echo "| untraced | $(grow_cell untraced mmap) | $(grow_cell untraced fault) |"
+	echo "| --mmap, system-wide, the program filtered out | $(grow_cell mmap-filtered mmap) | $(grow_cell mmap-filtered fault) |"
+	echo "| --mmap, system-wide | $(grow_cell mmap-traced mmap) | $(grow_cell mmap-traced fault) |"
+	echo "| --faults, system-wide, the program filtered out | $(grow_cell faults-filtered mmap) | $(grow_cell faults-filtered fault) |"
+	echo "| --faults, system-wide | $(grow_cell faults-traced mmap) | $(grow_cell faults-traced fault) |"
+)
+{
+	echo
+	echo "## Process memory growth: cost per mmap and per page fault"
+	echo
+	echo "tests/progs/memgrowth.c (\`memgrowth bench\`) times its own loops of"
+	echo "mmap+munmap pairs (64 KiB, anonymous) and of page faults on fresh"
+	echo "anonymous pages (tests/bench/growth-pairs.sh), untraced and under"
+	echo "\`memtrace-read --mmap\` or \`--faults\` system-wide: with the program"
+	echo "filtered out by \`--by-comm\` (every call still takes the kretprobe and"
+	echo "the filter: the cost every other process pays while one is traced), and"
+	echo "recorded (a record with the user stack per call). Added ns in"
+	echo "parentheses; the runs under TCG vary by 2x, see the runs below."
+	echo
+	echo "$gtable"
+	echo
+	echo '```'
+	grep '^# BENCHINFO growth' "$out" | sed 's/^# BENCHINFO //'
+	echo '```'
+} >>docs/benchmarks.md
 echo
 echo "$table"
 echo
 echo "$utable"
+echo
+echo "$gtable"
 if [ "${BENCH_SCALE:-1}" = 1 ]; then
 	echo
 	echo "$stable"

@@ -42,6 +42,12 @@ enum {
 	OPT_VMSCAN,
 	OPT_COMPACTION,
 	OPT_MIGRATION,
+	OPT_MMAP,
+	OPT_BRK,
+	OPT_SHM,
+	OPT_FAULTS,
+	OPT_FFAULTS,
+	OPT_STACKS,
 };
 
 /*
@@ -60,6 +66,12 @@ static const struct option long_options[] = {
 	{ "vmscan",		no_argument,		NULL, OPT_VMSCAN },
 	{ "compaction",		no_argument,		NULL, OPT_COMPACTION },
 	{ "migration",		no_argument,		NULL, OPT_MIGRATION },
+	{ "mmap",		no_argument,		NULL, OPT_MMAP },
+	{ "brk",		no_argument,		NULL, OPT_BRK },
+	{ "shm",		no_argument,		NULL, OPT_SHM },
+	{ "faults",		no_argument,		NULL, OPT_FAULTS },
+	{ "ffaults",		no_argument,		NULL, OPT_FFAULTS },
+	{ "stacks",		no_argument,		NULL, OPT_STACKS },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
@@ -113,7 +125,8 @@ void cli_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 "usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
-"       --vmscan | --compaction | --migration]\n"
+"       --vmscan | --compaction | --migration |\n"
+"       --mmap [--stacks] | --brk | --shm [--stacks] | --faults | --ffaults]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--unwind=auto|fp|cfi] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
@@ -154,6 +167,19 @@ void cli_usage(FILE *out, const char *prog)
 "                        migrate_pages(2), mbind, NUMA balancing, ...): calls,\n"
 "                        pages migrated and failed, THPs, time; totals per\n"
 "                        reason and the -T tasks that migrated most at the end\n"
+"  --mmap                each mmap, munmap and mremap call, as mmapsnoop(8):\n"
+"                        PID COMM PROT MAP OFFS(KB) SIZE(KB) FILE; with\n"
+"                        --stacks, bytes mapped by user stack instead\n"
+"  --brk                 brk growth by user stack and process, as brkstack(8):\n"
+"                        calls and bytes grown\n"
+"  --shm                 each shmget, shmat, shmdt and shmctl call with its\n"
+"                        arguments and return value, as shmsnoop(8); with\n"
+"                        --stacks, each call's user stack under it\n"
+"  --faults              page faults by user stack and process, as faults(8):\n"
+"                        minor and major\n"
+"  --ffaults             page faults by the file mapped, as ffaults(8)\n"
+"                        (these five: -p/-c one process, else system-wide;\n"
+"                        --by-comm, --by-cgroup select callers; -T stacks)\n"
 "\n"
 "positional arguments:\n"
 "  interval              interval in seconds to print reports (default 5,\n"
@@ -425,6 +451,52 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 	return 0;
 }
 
+const char *cli_growth_option(enum mt_mode m)
+{
+	return m == MT_MODE_MMAP ? "--mmap" : m == MT_MODE_BRK ? "--brk" :
+	       m == MT_MODE_SHM ? "--shm" : m == MT_MODE_FAULTS ? "--faults" : "--ffaults";
+}
+
+/*
+ * --mmap, --brk, --shm, --faults and --ffaults report system calls and faults: -p/-c or --by-comm and
+ * --by-cgroup choose the callers, -T the stacks shown, --stack-depth
+ * their depth; allocation options mean nothing to them.
+ */
+static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab,
+			bool older_given, struct mt_err *err)
+{
+	const char *mode = cli_growth_option(o->mode);
+	const char *other = NULL;
+
+	if (o->pid && o->cmd_argv)
+		return mt_errf(err, EINVAL, "cannot specify both -p and a command (-c or --)");
+	if (o->stacks && o->mode != MT_MODE_MMAP && o->mode != MT_MODE_SHM)
+		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm (%s)",
+			       o->mode == MT_MODE_FFAULTS ? "--ffaults counts by file" :
+			       "--brk and --faults always report stacks");
+	if (kernel_leaks || slab)
+		other = kernel_leaks ? "--kernel-leaks" : "--slab";
+	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
+		other = o->trace ? "-t" : o->show_allocs ? "-a" : o->combined_only ? "-C" : "-P";
+	else if (o->nr_caches || o->module || o->events || o->nr_objs || o->sample_every ||
+		 o->sample_bytes || o->min_size || o->max_size || older_given ||
+		 o->follow_forks || o->debuginfod)
+		other = "an allocation option";
+	else if (o->by_pid)
+		other = "--by-pid (use -p)";
+	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->svg_file ||
+		 o->memleak_format)
+		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
+			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
+			"--memleak-format";
+	if (other)
+		return mt_errf(err, EINVAL, "%s reports %s, not allocations: "
+			       "it cannot be combined with %s", mode,
+			       o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS ?
+			       "page faults" : "system calls", other);
+	return 0;
+}
+
 /* Combinations that cannot mean anything: refuse them rather than guess. */
 static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 			      bool slab, bool older_given, struct mt_err *err)
@@ -580,6 +652,7 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 {
 	bool kernel_leaks = false, slab = false, older_given = false, oom = false, reclaim = false;
 	bool vmscan = false, compaction = false, migration = false;
+	int growth = 0;
 	unsigned int positional = 0;
 	uint64_t v;
 	char optbuf[8];
@@ -616,6 +689,19 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_MIGRATION:
 			migration = true;
+			break;
+		case OPT_MMAP:
+		case OPT_BRK:
+		case OPT_SHM:
+		case OPT_FAULTS:
+		case OPT_FFAULTS:
+			if (growth && growth != c)
+				return mt_errf(err, EINVAL, "--mmap, --brk, --shm, --faults and "
+					       "--ffaults are different modes: choose one");
+			growth = c;
+			break;
+		case OPT_STACKS:
+			o->stacks = true;
 			break;
 		case 'p':
 			ret = number_arg("PID (-p)", optarg, 1, 0x7fffffff, &v, err);
@@ -799,6 +885,21 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			       "--compaction",
 			       migration ? "--migration" : compaction ? "--compaction" :
 			       vmscan ? "--vmscan" : "--reclaim");
+	if (growth && (oom || reclaim || vmscan || compaction || migration))
+		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
+			       oom ? "--oom" : reclaim ? "--reclaim" : vmscan ? "--vmscan" :
+			       compaction ? "--compaction" : "--migration",
+			       cli_growth_option(growth == OPT_MMAP ? MT_MODE_MMAP :
+			       growth == OPT_BRK ? MT_MODE_BRK : growth == OPT_SHM ? MT_MODE_SHM :
+			       growth == OPT_FAULTS ? MT_MODE_FAULTS : MT_MODE_FFAULTS));
+	if (growth) {
+		o->mode = growth == OPT_MMAP ? MT_MODE_MMAP : growth == OPT_BRK ? MT_MODE_BRK :
+			  growth == OPT_SHM ? MT_MODE_SHM : growth == OPT_FAULTS ? MT_MODE_FAULTS :
+			  MT_MODE_FFAULTS;
+		return check_growth(o, kernel_leaks, slab, older_given, err);
+	}
+	if (o->stacks)
+		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm");
 	if (oom || reclaim || vmscan || compaction || migration) {
 		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM :
 			  vmscan ? MT_MODE_VMSCAN : compaction ? MT_MODE_COMPACTION :

@@ -26,6 +26,11 @@ enum mt_mode {
 	MT_MODE_VMSCAN,		/* --vmscan: page reclaim's work per interval, as vmscan(8) */
 	MT_MODE_COMPACTION,	/* --compaction: compaction runs, as compactsnoop(8) */
 	MT_MODE_MIGRATION,	/* --migration: page migration per interval and reason */
+	MT_MODE_MMAP,		/* --mmap: mmap/munmap/mremap calls, as mmapsnoop(8) */
+	MT_MODE_BRK,		/* --brk: brk growth by user stack, as brkstack(8) */
+	MT_MODE_SHM,		/* --shm: System V shared memory calls, as shmsnoop(8) */
+	MT_MODE_FAULTS,		/* --faults: page faults by user stack, as faults(8) */
+	MT_MODE_FFAULTS,	/* --ffaults: page faults by file, as ffaults(8) */
 };
 
 enum mt_sort {
@@ -88,6 +93,7 @@ struct mt_options {
 	const char *by_cgroup;		/* --by-cgroup: a cgroup v2 directory; NULL: any */
 	const char *module;		/* --module: stacks through this module's code */
 	uint32_t events;		/* --events: MEMTRACE_EV_* to attach; 0: the mode's */
+	bool stacks;			/* --stacks, --mmap: bytes mapped by user stack */
 	wordexp_t words;		/* -c split */
 
 	/* Report formats and memleak compatibility (docs/memtrace-read.8). */
@@ -126,5 +132,8 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err);
 void cli_free(struct mt_options *o);
 
 void cli_usage(FILE *out, const char *prog);
+
+/* The option of a growth mode (--mmap, --brk, --shm, --faults, --ffaults). */
+const char *cli_growth_option(enum mt_mode m);
 
 #endif

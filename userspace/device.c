@@ -387,17 +387,6 @@ int device_snapshot(struct mt_device *d, uint32_t flags, uint64_t min_age_ns,
 		       d->map_size);
 }
 
-int device_evring_missed(struct mt_device *d, uint64_t *missed)
-{
-	struct memtrace_evring_info info = { .size = sizeof(info) };
-
-	if (xioctl(d->fd, MEMTRACE_IOC_EVRING_INFO, &info) < 0 ||
-	    info.size < MEMTRACE_EVRING_INFO_SIZE_VER1)
-		return -1;
-	*missed = info.missed;
-	return 0;
-}
-
 int device_evring_map(struct mt_device *d, struct memtrace_evring_info *info,
 		      const void **map, struct mt_err *err)
 {
@@ -444,6 +433,17 @@ int device_evring_consume(struct mt_device *d, uint32_t cpu, uint64_t pos,
 		return gone_error("event ring consume", errno, err);
 	return mt_errf(err, errno, "the module refused the event ring position %llu of CPU %u: %s",
 		       (unsigned long long)pos, cpu, strerror(errno));
+}
+
+int device_evstats(struct mt_device *d, struct memtrace_evstats *st, struct mt_err *err)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (xioctl(d->fd, MEMTRACE_IOC_EVSTATS, st) == 0)
+		return 0;
+	if (module_gone(errno))
+		return gone_error("event statistics", errno, err);
+	return mt_errf(err, errno, "the module gives no event statistics: %s", strerror(errno));
 }
 
 void device_close(struct mt_device *d)

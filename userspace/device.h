@@ -64,13 +64,6 @@ long device_read_trace(struct mt_device *d, struct memtrace_trace_rec *recs, siz
 		       struct mt_err *err);
 
 /*
- * Hook hits of this session the kernel's kprobe core dropped (a probe
- * inside another's handler): events never recorded.  -1 if the module
- * does not say (older than MEMTRACE_EVRING_INFO_SIZE_VER1).
- */
-int device_evring_missed(struct mt_device *d, uint64_t *missed);
-
-/*
  * Pressure events: the geometry of the session's per-CPU event rings and
  * a read-only mapping of them all (munmap(*map, info->mmap_size)).
  */
@@ -79,6 +72,9 @@ int device_evring_map(struct mt_device *d, struct memtrace_evring_info *info,
 /* The records of cpu's ring below pos are read: give their space back. */
 int device_evring_consume(struct mt_device *d, uint32_t cpu, uint64_t pos,
 			  struct mt_err *err);
+
+/* What the event hooks lost outside the rings (MEMTRACE_IOC_EVSTATS). */
+int device_evstats(struct mt_device *d, struct memtrace_evstats *st, struct mt_err *err);
 
 /* Stops tracing if this reader started it, unmaps, closes. */
 void device_close(struct mt_device *d);

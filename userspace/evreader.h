@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <linux/memtrace.h>
 
@@ -49,6 +50,23 @@ struct evreader {
 int evreader_open(struct evreader *r, struct mt_device *dev, struct mt_err *err);
 /* Hands every record published so far to fn, in time order; then consumes them. */
 int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err *err);
+/* What evreader_wait() saw. */
+enum evreader_woke {
+	EVREADER_TIMEOUT,	/* the deadline passed */
+	EVREADER_READY,		/* the rings have records, or extra_fd is readable */
+	EVREADER_SIGNAL,	/* a signal came on sigfd (read from it) */
+};
+
+/*
+ * Sleeps in poll(2) on the device (the rings' wake-up), sigfd (a
+ * signalfd) and extra_fd (-1: none) until one is ready or deadline
+ * (CLOCK_MONOTONIC) passes, at most max_ms (< 0: no bound) so a caller can
+ * check on something else.  Returns an enum evreader_woke, or -errno with
+ * err set: poll failed, or the session ended under the reader.
+ */
+int evreader_wait(struct evreader *r, int sigfd, int extra_fd, const struct timespec *deadline,
+		  int max_ms, struct mt_err *err);
+
 /* Records the module dropped, over all CPUs, and the CPUs that dropped any. */
 uint64_t evreader_lost(const struct evreader *r, unsigned int *cpus);
 void evreader_close(struct evreader *r);

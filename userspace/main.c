@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "growth.h"
 #include "pressure.h"
 #include "session.h"
 
@@ -36,6 +37,9 @@ int main(int argc, char **argv)
 	    opts.mode == MT_MODE_VMSCAN || opts.mode == MT_MODE_COMPACTION ||
 	    opts.mode == MT_MODE_MIGRATION)
 		status = pressure_run(&opts);
+	else if (opts.mode == MT_MODE_MMAP || opts.mode == MT_MODE_BRK || opts.mode == MT_MODE_SHM ||
+		 opts.mode == MT_MODE_FAULTS || opts.mode == MT_MODE_FFAULTS)
+		status = growth_run(&opts);
 	else
 		status = session_run(&opts);
 	cli_free(&opts);

@@ -12,7 +12,6 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <mntent.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,8 +388,10 @@ static int drain(struct pressure *p, struct evreader *er)
 
 static void print_lost(const struct evreader *er)
 {
+	struct memtrace_evstats st;
 	unsigned int cpus;
-	uint64_t lost = evreader_lost(er, &cpus), missed;
+	uint64_t lost = evreader_lost(er, &cpus);
+	struct mt_err err;
 
 	printf("Lost: %" PRIu64 " events (ring full, or nested in another on its CPU)", lost);
 	if (lost) {
@@ -404,10 +405,11 @@ static void print_lost(const struct evreader *er)
 				printf(" cpu%u %" PRIu64, c, l);
 		}
 	}
-	if (device_evring_missed(er->dev, &missed) == 0 && missed)
-		printf("; %" PRIu64 " hook hits dropped by the kernel's kprobe core (nested)",
-		       missed);
 	printf("\n");
+	/* The OOM kprobe's hits the kernel dropped (nested in another probe). */
+	if (device_evstats(er->dev, &st, &err) == 0 && st.probe_missed)
+		printf("Missed: %" PRIu64 " OOM kill events (kprobe hits the kernel dropped)\n",
+		       (uint64_t)st.probe_missed);
 }
 
 /* Shrinkers are named from /proc/kallsyms as it is now (modules come and go). */
@@ -558,40 +560,24 @@ int pressure_run(const struct mt_options *o)
 	status = 0;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	for (unsigned long n = 0; !o->count || n < o->count; n++) {
-		bool signalled = false, due = false;
+		bool signalled = false;
 
 		deadline.tv_sec += o->interval_s;
-		while (!signalled && !due) {
-			struct pollfd pf[2] = { { sigfd, POLLIN, 0 }, { dev.fd, POLLIN, 0 } };
-			struct timespec now;
-			long long left;
-			int r;
+		while (!signalled) {
+			int w = evreader_wait(&er, sigfd, -1, &deadline, -1, &err);
 
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			left = (deadline.tv_sec - now.tv_sec) * 1000LL +
-			       (deadline.tv_nsec - now.tv_nsec) / 1000000;
-			if (left <= 0)
-				break;
-			r = poll(pf, 2, (int)left);
-			if (r < 0 && errno != EINTR) {
-				fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+			if (w < 0) {
+				fprintf(stderr, PROG ": %s\n", err.msg);
 				status = 1;
 				goto stop;
 			}
-			if (r > 0 && (pf[0].revents & POLLIN)) {
-				struct signalfd_siginfo si;
-
-				signalled = read(sigfd, &si, sizeof(si)) == sizeof(si);
-			}
-			if (r > 0 && (pf[1].revents & (POLLERR | POLLHUP))) {
-				fprintf(stderr, PROG ": the session ended under this reader\n");
-				status = 1;
-				goto stop;
-			}
+			signalled = w == EVREADER_SIGNAL;
 			if (drain(&p, &er)) {
 				status = 1;
 				goto stop;
 			}
+			if (w == EVREADER_TIMEOUT)
+				break;
 		}
 		if ((p.vmscan || p.migration) && (!signalled || drain(&p, &er) == 0))
 			interval_rows(&p);

@@ -434,5 +434,29 @@ ext4_image_umount() {
 	rm -f "$1"
 	for _m in $EXT4_MODULES; do
 		rmmod "$_m" 2>/dev/null
+# growth_stack OUT REGEX: the frames under the first line of OUT matching
+# REGEX, one per line (memtrace-read --brk, --mmap --stacks and --shm
+# --stacks print a stack's frames on the lines after it, tab-indented).
+growth_stack() {
+	_n=$(grep -E -n -e "$2" "$1" | head -n 1 | cut -d: -f1)
+	[ -n "$_n" ] || return 0
+	awk -v n="$_n" 'NR > n && /^\t\t/ { sub(/^\t\t/, ""); print; next }
+		NR > n { exit }' "$1"
+}
+
+# own_frames PROG: of the frames on stdin, the functions of PROG itself,
+# innermost first, space-separated (inlined ones too).
+own_frames() {
+	sed -n "s/^\([A-Za-z_][A-Za-z0-9_]*\)\(+0x[0-9a-f]*\)\{0,1\} \[$1\].*/\1/p" |
+		tr '\n' ' ' | sed 's/ $//'
+}
+
+# growth_own_stacks OUT REGEX PROG: for every line of OUT matching REGEX,
+# the own_frames PROG of the stack under it, one line each.
+growth_own_stacks() {
+	grep -E -n -e "$2" "$1" | cut -d: -f1 | while read -r _n; do
+		awk -v n="$_n" 'NR > n && /^\t\t/ { sub(/^\t\t/, ""); print; next }
+			NR > n { exit }' "$1" | own_frames "$3"
+		echo
 	done
 }

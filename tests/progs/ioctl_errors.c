@@ -205,6 +205,9 @@ int main(void)
 	c.events = 1U << 30;
 	mtt_expect("unknown event bits", mtt_config(fd, &c), EINVAL);
 	memset(&c, 0, sizeof(c));
+	c.events = MEMTRACE_EV_USER | MEMTRACE_EV_MMAP;
+	mtt_expect("user mode with system call events", mtt_config(fd, &c), EINVAL);
+	memset(&c, 0, sizeof(c));
 	c.min_size = 100;
 	c.max_size = 10;
 	mtt_expect("min size above max size", mtt_config(fd, &c), EINVAL);
@@ -275,6 +278,18 @@ int main(void)
 	mtt_expect("second reader cannot stop the session", ioctl(fd2, MEMTRACE_IOC_STOP), EPERM);
 	mtt_expect("second reader cannot clear it", ioctl(fd2, MEMTRACE_IOC_CLEAR), EPERM);
 	mtt_expect("second reader cannot take a snapshot of it", mtt_snapshot(fd2, &req, 0), EPERM);
+	{
+		struct memtrace_evstats st = { .size = sizeof(st) };
+
+		mtt_expect("second reader cannot read the event statistics",
+			   ioctl(fd2, MEMTRACE_IOC_EVSTATS, &st), EPERM);
+		st.size = 8;
+		mtt_expect("event statistics smaller than ABI version 0",
+			   ioctl(fd, MEMTRACE_IOC_EVSTATS, &st), EINVAL);
+		st.size = sizeof(st);
+		mtt_expect("event statistics of the session's owner",
+			   ioctl(fd, MEMTRACE_IOC_EVSTATS, &st), 0);
+	}
 	{
 		struct memtrace_uprobe u = { .size = sizeof(u), .offset = 0x1000,
 					     .func = MEMTRACE_UFN_MALLOC };

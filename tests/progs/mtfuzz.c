@@ -232,7 +232,8 @@ static void fill_config(uint64_t *s, struct memtrace_config *c)
 	switch (below(s, 6)) {
 	case 0: c->events = MEMTRACE_EV_USER; break;
 	case 1: c->events = rnd(s); break;
-	case 2: c->events = (below(s, 4) << 6) | (chance(s, 50) ? below(s, MEMTRACE_EV_ALL + 1) : 0); break;
+	case 2: c->events = (below(s, 4) << 6) | (chance(s, 30) ? below(s, 8) << 11 : 0) |
+			    (chance(s, 50) ? below(s, MEMTRACE_EV_ALL + 1) : 0); break;
 	default: c->events = below(s, MEMTRACE_EV_ALL + 1); break;
 	}
 	if (chance(s, 20))
@@ -377,7 +378,7 @@ static const unsigned int known_cmds[] = {
 	MEMTRACE_IOC_VERSION, MEMTRACE_IOC_CONFIG, MEMTRACE_IOC_START, MEMTRACE_IOC_STOP,
 	MEMTRACE_IOC_CLEAR, MEMTRACE_IOC_SET_BUFFER, MEMTRACE_IOC_SNAPSHOT,
 	MEMTRACE_IOC_TARGET, MEMTRACE_IOC_UPROBE, MEMTRACE_IOC_EVRING_INFO,
-	MEMTRACE_IOC_EVRING_CONSUME,
+	MEMTRACE_IOC_EVRING_CONSUME, MEMTRACE_IOC_EVSTATS,
 };
 
 static void op_ioctl(uint64_t *s, int fd, char *scratch)
@@ -461,6 +462,12 @@ static void op_ioctl(uint64_t *s, int fd, char *scratch)
 		e->pos = chance(s, 50) ? 8 * below(s, 4096) : rnd(s);
 		break;
 	}
+	case 0x10: {
+		struct memtrace_evstats *e = (void *)scratch;
+
+		e->size = fuzz_size(s, MEMTRACE_EVSTATS_SIZE_VER0, sizeof(*e));
+		break;
+	}
 	default:
 		break;
 	}
@@ -520,6 +527,9 @@ static void op_session(uint64_t *s, int fd, char *scratch)
 	}
 	if (chance(s, 30))	/* pressure events too: the event rings and their hooks */
 		c.events |= chance(s, 50) ? MEMTRACE_EV_OOM : MEMTRACE_EV_PRESSURE;
+	/* System call events: kernel mode (user mode refuses them), or alone. */
+	if (!(c.events & MEMTRACE_EV_USER) && chance(s, 30))
+		c.events |= below(s, 8) << 11;
 	if (mtt_config(fd, &c))
 		return;
 	mtt_set_buffer(fd, 4096 * (1 + below(s, 256)));

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "procmaps.h"
 
 const char *fixture_dir = "tests/fixtures";
@@ -183,6 +184,7 @@ int main(int argc, char **argv)
 	compaction_tests();
 	migration_tests();
 	unwtab_tests();
+	growth_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
@@ -220,4 +222,17 @@ int self_libc(char *path, size_t len)
 		strcpy(path, real ? real : s.name);
 	free(real);
 	return rc;
+}
+
+int cli_parse_words(struct mt_options *o, struct mt_err *err, int argc, ...)
+{
+	char *argv[8] = { "memtrace-read" };
+	va_list ap;
+
+	va_start(ap, argc);
+	for (int i = 1; i < argc && i < 8; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	cli_defaults(o);
+	return cli_parse(argc, argv, o, err);
 }

@@ -36,13 +36,19 @@ void remove_tree(const char *dir);
  */
 int self_libc(char *path, size_t len);
 
+struct mt_options;
+struct mt_err;
+/*
+ * cli_defaults() then cli_parse() of "memtrace-read" and argc - 1 more
+ * words (char *), at most 7.
+ */
+int cli_parse_words(struct mt_options *o, struct mt_err *err, int argc, ...);
+
 /* Compares text with a golden file; on mismatch prints both as diagnostics. */
 bool same_as_golden(const char *text, const char *golden_name);
 
 struct mt_options;
 struct mt_err;
-/* cli_defaults() and cli_parse() of "memtrace-read" and argc - 1 more arguments (test_pressure.c). */
-int parse_args(struct mt_options *o, struct mt_err *err, int argc, ...);
 
 void cli_tests(void);
 void ksyms_tests(void);
@@ -61,5 +67,6 @@ void vmscan_tests(void);
 void compaction_tests(void);
 void migration_tests(void);
 void unwtab_tests(void);
+void growth_tests(void);
 
 #endif

@@ -88,12 +88,12 @@ static void test_cli(void)
 	struct mt_options o;
 	struct mt_err err;
 
-	check(parse_args(&o, &err, 4, "--compaction", "-T", "5") == 0 &&
+	check(cli_parse_words(&o, &err, 4, "--compaction", "-T", "5") == 0 &&
 	      o.mode == MT_MODE_COMPACTION && o.top == 5, "compaction cli: --compaction -T 5");
-	check(parse_args(&o, &err, 3, "--compaction", "--vmscan") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--compaction", "--vmscan") == -EINVAL &&
 	      strstr(err.msg, "--vmscan and --compaction are different modes"),
 	      "compaction cli: one mode (%s)", err.msg);
-	check(parse_args(&o, &err, 4, "--compaction", "-p", "1") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 4, "--compaction", "-p", "1") == -EINVAL &&
 	      strstr(err.msg, "--compaction reports memory pressure events"),
 	      "compaction cli: not with -p");
 }

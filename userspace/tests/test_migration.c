@@ -83,12 +83,12 @@ void migration_tests(void)
 	struct mt_err err;
 
 	test_accounting();
-	check(parse_args(&o, &err, 4, "--migration", "2", "3") == 0 && o.mode == MT_MODE_MIGRATION &&
+	check(cli_parse_words(&o, &err, 4, "--migration", "2", "3") == 0 && o.mode == MT_MODE_MIGRATION &&
 	      o.interval_s == 2 && o.count == 3, "migration cli: --migration 2 3");
-	check(parse_args(&o, &err, 3, "--migration", "--oom") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--migration", "--oom") == -EINVAL &&
 	      strstr(err.msg, "--oom and --migration are different modes"),
 	      "migration cli: one mode (%s)", err.msg);
-	check(parse_args(&o, &err, 4, "--migration", "-c", "true") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 4, "--migration", "-c", "true") == -EINVAL &&
 	      strstr(err.msg, "--migration reports memory pressure events"),
 	      "migration cli: not with -c");
 }

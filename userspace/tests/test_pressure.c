@@ -5,7 +5,6 @@
  * --oom/--reclaim formatting.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,37 +159,24 @@ static void test_cgroup_path(void)
 	remove_tree(dir);
 }
 
-int parse_args(struct mt_options *o, struct mt_err *err, int argc, ...)
-{
-	char *argv[8] = { "memtrace-read" };
-	va_list ap;
-
-	va_start(ap, argc);
-	for (int i = 1; i < argc && i < 8; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	cli_defaults(o);
-	return cli_parse(argc, argv, o, err);
-}
-
 static void test_cli(void)
 {
 	struct mt_options o;
 	struct mt_err err;
 
-	check(parse_args(&o, &err, 2, "--oom") == 0 && o.mode == MT_MODE_OOM && o.count == 0,
+	check(cli_parse_words(&o, &err, 2, "--oom") == 0 && o.mode == MT_MODE_OOM && o.count == 0,
 	      "pressure cli: --oom runs until a signal");
-	check(parse_args(&o, &err, 4, "--reclaim", "2", "3") == 0 && o.mode == MT_MODE_RECLAIM &&
+	check(cli_parse_words(&o, &err, 4, "--reclaim", "2", "3") == 0 && o.mode == MT_MODE_RECLAIM &&
 	      o.interval_s == 2 && o.count == 3, "pressure cli: --reclaim with interval and count");
-	check(parse_args(&o, &err, 3, "--oom", "--reclaim") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--oom", "--reclaim") == -EINVAL &&
 	      strstr(err.msg, "different modes"), "pressure cli: --oom and --reclaim: one mode");
-	check(parse_args(&o, &err, 4, "--oom", "-p", "1") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 4, "--oom", "-p", "1") == -EINVAL &&
 	      strstr(err.msg, "cannot be combined with -p"), "pressure cli: not with -p (%s)", err.msg);
-	check(parse_args(&o, &err, 3, "--reclaim", "--slab") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--reclaim", "--slab") == -EINVAL &&
 	      strstr(err.msg, "--slab"), "pressure cli: not with --slab");
-	check(parse_args(&o, &err, 4, "--oom", "--cache", "dentry") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 4, "--oom", "--cache", "dentry") == -EINVAL &&
 	      strstr(err.msg, "allocation filter"), "pressure cli: not with an allocation filter");
-	check(parse_args(&o, &err, 3, "--oom", "-t") == -EINVAL && strstr(err.msg, "-t"),
+	check(cli_parse_words(&o, &err, 3, "--oom", "-t") == -EINVAL && strstr(err.msg, "-t"),
 	      "pressure cli: not with -t");
 }
 

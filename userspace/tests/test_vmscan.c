@@ -213,15 +213,15 @@ static void test_cli(void)
 	struct mt_options o;
 	struct mt_err err;
 
-	check(parse_args(&o, &err, 6, "--vmscan", "-T", "3", "2", "5") == 0 &&
+	check(cli_parse_words(&o, &err, 6, "--vmscan", "-T", "3", "2", "5") == 0 &&
 	      o.mode == MT_MODE_VMSCAN && o.top == 3 && o.interval_s == 2 && o.count == 5,
 	      "vmscan cli: --vmscan -T 3 2 5");
-	check(parse_args(&o, &err, 3, "--vmscan", "--reclaim") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 3, "--vmscan", "--reclaim") == -EINVAL &&
 	      strstr(err.msg, "different modes"), "vmscan cli: one mode (%s)", err.msg);
-	check(parse_args(&o, &err, 4, "--vmscan", "-p", "1") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 4, "--vmscan", "-p", "1") == -EINVAL &&
 	      strstr(err.msg, "--vmscan reports memory pressure events") &&
 	      strstr(err.msg, "-p"), "vmscan cli: not with -p (%s)", err.msg);
-	check(parse_args(&o, &err, 4, "--vmscan", "-c", "true") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 4, "--vmscan", "-c", "true") == -EINVAL &&
 	      strstr(err.msg, "-c"), "vmscan cli: not with -c");
 }
 

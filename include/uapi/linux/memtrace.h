@@ -103,6 +103,25 @@ struct memtrace_version {
 #define MEMTRACE_EV_MIGRATION	(1U << 10)
 #define MEMTRACE_EV_PRESSURE	(MEMTRACE_EV_OOM | MEMTRACE_EV_RECLAIM | MEMTRACE_EV_VMSCAN | \
 				 MEMTRACE_EV_COMPACTION | MEMTRACE_EV_MIGRATION)
+/*
+ * Process memory growth, since MEMTRACE_FEAT_EVRING: one record per
+ * system call in the event rings (struct memtrace_ev_syscall), with the
+ * caller's user stack.  Like the pressure events, never part of "0 means
+ * all"; the kernel mode task filters (tgid, comm, cgroup) select the
+ * callers.  64-bit (x86-64) system calls only.
+ */
+#define MEMTRACE_EV_MMAP	(1U << 11)	/* mmap, munmap, mremap */
+#define MEMTRACE_EV_BRK		(1U << 12)	/* brk */
+#define MEMTRACE_EV_SHM		(1U << 13)	/* shmget, shmat, shmdt, shmctl */
+/*
+ * Page faults a task's counters count (min_flt, maj_flt): one
+ * memtrace_ev_fault per fault, with the user stack (_FAULT) and the
+ * mapped file's name (_FFAULT).
+ */
+#define MEMTRACE_EV_FAULT	(1U << 14)
+#define MEMTRACE_EV_FFAULT	(1U << 15)
+#define MEMTRACE_EV_GROWTH	(MEMTRACE_EV_MMAP | MEMTRACE_EV_BRK | MEMTRACE_EV_SHM | \
+				 MEMTRACE_EV_FAULT | MEMTRACE_EV_FFAULT)
 
 /* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
 #define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
@@ -493,7 +512,7 @@ struct memtrace_trace_rec {
 /* ---- Event rings (MEMTRACE_FEAT_EVRING) -------------------------------- */
 
 /*
- * Pressure events (MEMTRACE_EV_PRESSURE) go into one ring per possible
+ * Pressure and growth events (MEMTRACE_EV_PRESSURE, _GROWTH) go into one ring per possible
  * CPU, written by that CPU only, never allocated in a hook.  The reader
  * maps them all read-only: mmap(2) of evring.mmap_size bytes at file
  * offset MEMTRACE_EVRING_MMAP_OFFSET.  CPU i's ring is at i * cpu_stride:
@@ -529,11 +548,8 @@ struct memtrace_evring_info {
 	__u64 data_offset;	/* out: from a CPU's meta page to its data */
 	__u64 data_size;	/* out: bytes of data per CPU (a power of 2) */
 	__u64 mmap_size;	/* out: bytes to map at MEMTRACE_EVRING_MMAP_OFFSET */
-	/* since VER1 (out: size says which the module filled): */
-	__u64 missed;		/* hook hits the kprobe core dropped (nested in a probe): never recorded */
 };
 #define MEMTRACE_EVRING_INFO_SIZE_VER0	40
-#define MEMTRACE_EVRING_INFO_SIZE_VER1	48
 
 /* MEMTRACE_IOC_EVRING_CONSUME: the reader is done with CPU cpu's records below pos. */
 struct memtrace_evring_consume {
@@ -844,6 +860,92 @@ struct memtrace_ev_vmscan_write {
 	__u32 nr_pages;
 	__u32 file;		/* 1: file pages, 0: anon (to swap) */
 };
+/* Process memory growth (MEMTRACE_EV_GROWTH): one type per system call. */
+#define MEMTRACE_EVT_MMAP		32
+#define MEMTRACE_EVT_MUNMAP		33
+#define MEMTRACE_EVT_MREMAP		34
+#define MEMTRACE_EVT_BRK		35
+#define MEMTRACE_EVT_SHMGET		36
+#define MEMTRACE_EVT_SHMAT		37
+#define MEMTRACE_EVT_SHMDT		38
+#define MEMTRACE_EVT_SHMCTL		39
+#define MEMTRACE_EVT_FAULT		40	/* struct memtrace_ev_fault */
+
+#define MEMTRACE_FILE_NAME_LEN	64	/* a mapped file's name (its last path component) */
+
+/*
+ * A system call of the growth modes, recorded as it returns.  args are
+ * the call's arguments as the caller passed them (mmap: addr, len, prot,
+ * flags, fd, off; munmap: addr, len; mremap: old_addr, old_len, new_len,
+ * flags, new_addr; shmget: key, size, shmflg; shmat: shmid, shmaddr,
+ * shmflg; shmdt: shmaddr; shmctl: shmid, cmd, buf), except brk: args[0]
+ * is the break asked for and args[1] the break before the call.  ret is
+ * what the system call returned (-errno on failure; brk: the new break).
+ * frames are the caller's user stack, innermost first: the instruction
+ * after the system call (in the libc wrapper), then the wrapper's return
+ * address, then the frame-pointer chain.  Task ids as in the other
+ * records: in the pid namespace of the reader that started the session.
+ */
+struct memtrace_ev_syscall {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;		/* CLOCK_MONOTONIC, at the return */
+	__u32 pid;		/* thread group */
+	__u32 tid;		/* thread */
+	char comm[MEMTRACE_COMM_LEN];
+	__s64 ret;
+	__u64 args[6];
+	/* mmap (and mremap) of a file: the file's name; "" if anonymous or unknown */
+	char file[MEMTRACE_FILE_NAME_LEN];
+	__u32 flags;		/* MEMTRACE_SYSCALL_* */
+	__u32 nr_frames;
+	/* __u64 frames[nr_frames] follow */
+};
+
+/* The file of a file mapping could not be named (its mm was busy). */
+#define MEMTRACE_SYSCALL_FILE_UNKNOWN	(1U << 0)
+/* The user stack was cut short by an unreadable frame. */
+#define MEMTRACE_SYSCALL_STACK_FAULT	(1U << 1)
+
+/*
+ * A page fault as the task's fault counters count it (handle_mm_fault()
+ * done, neither retried nor failed): major if it read from storage, or
+ * was a retry.  frames (with MEMTRACE_EV_FAULT): the user stack, innermost
+ * first: the faulting instruction and its callers, or for a fault the
+ * kernel took on user memory (copy_to_user), the system call's stack as in
+ * memtrace_ev_syscall.  file (with MEMTRACE_EV_FFAULT): the name of the
+ * file mapped there; "" for anonymous memory.
+ */
+struct memtrace_ev_fault {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 tid;
+	char comm[MEMTRACE_COMM_LEN];
+	__u64 address;		/* the faulting user address */
+	__u32 flags;		/* MEMTRACE_FAULT_* */
+	__u32 nr_frames;
+	char file[MEMTRACE_FILE_NAME_LEN];
+	/* __u64 frames[nr_frames] follow */
+};
+
+#define MEMTRACE_FAULT_MAJOR	(1U << 0)
+#define MEMTRACE_FAULT_WRITE	(1U << 1)
+#define MEMTRACE_FAULT_KERNEL	(1U << 2)	/* taken in the kernel, on user memory */
+#define MEMTRACE_FAULT_STACK_FAULT (1U << 3)	/* the user stack was cut short */
+
+/*
+ * MEMTRACE_IOC_EVSTATS: what the event hooks lost outside the rings
+ * (which count their own drops in memtrace_evring_meta.lost).
+ */
+struct memtrace_evstats {
+	__u32 size;		/* in: sizeof(struct memtrace_evstats) */
+	__u32 __pad;
+	/* kprobe and kretprobe hits the kernel dropped, pressure and growth hooks */
+	__u64 probe_missed;
+	__u64 file_unknown;	/* growth: file mappings whose file could not be named */
+	__u64 stack_faults;	/* growth: user stacks cut short */
+};
+#define MEMTRACE_EVSTATS_SIZE_VER0	32
 
 /* ---- User mode: MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE ------------ */
 
@@ -993,5 +1095,6 @@ struct memtrace_unwind_table {
 #define MEMTRACE_IOC_EVRING_INFO	_IOWR(MEMTRACE_IOC_MAGIC, 0x09, struct memtrace_evring_info)
 #define MEMTRACE_IOC_EVRING_CONSUME	_IOW(MEMTRACE_IOC_MAGIC, 0x0a, struct memtrace_evring_consume)
 #define MEMTRACE_IOC_UNWIND_TABLE	_IOW(MEMTRACE_IOC_MAGIC, 0x18, struct memtrace_unwind_table)
+#define MEMTRACE_IOC_EVSTATS	_IOWR(MEMTRACE_IOC_MAGIC, 0x10, struct memtrace_evstats)
 
 #endif /* _UAPI_LINUX_MEMTRACE_H */

@@ -1,0 +1,927 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --mmap, --brk and --shm; see growth.h.  The session: configure the
+ * module for the mode's growth events with the task filters (-p's
+ * process, -c's command, --by-comm, --by-cgroup), start, then sleep in
+ * poll(2) on the device (the event rings' wake-up), a signalfd and the
+ * command's events, printing each call as it comes (--mmap, --shm) or
+ * counting it under its process and user stack for the reports (--brk,
+ * --mmap --stacks).
+ */
+#include "growth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "evreader.h"
+#include "spawn.h"
+#include "usyms.h"
+
+#define PROG "memtrace-read"
+
+/* ---- formatting ---- */
+
+void growth_prot_str(uint64_t prot, char out[4])
+{
+	out[0] = prot & PROT_READ ? 'R' : '-';
+	out[1] = prot & PROT_WRITE ? 'W' : '-';
+	out[2] = prot & PROT_EXEC ? 'E' : '-';
+	out[3] = '\0';
+}
+
+void growth_map_str(uint64_t flags, char out[5])
+{
+	out[0] = flags & MAP_SHARED ? 'S' : '-';
+	out[1] = flags & MAP_PRIVATE ? 'P' : '-';
+	out[2] = flags & MAP_FIXED ? 'F' : '-';
+	out[3] = flags & MAP_ANONYMOUS ? 'A' : '-';
+	out[4] = '\0';
+}
+
+/* Appends "NAME" (with '|' before all but the first) for each flag set in v. */
+static void flag_names(char *buf, size_t len, size_t *at, uint64_t *v, uint64_t flag,
+		       const char *name)
+{
+	if (!(*v & flag) || *at >= len)
+		return;
+	*at += snprintf(buf + *at, len - *at, "%s%s", *at ? "|" : "", name);
+	*v &= ~flag;
+}
+
+void growth_shmflg_str(uint64_t flags, bool shmget, char *buf, size_t len)
+{
+	uint64_t v = flags;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (shmget) {
+		flag_names(buf, len, &at, &v, IPC_CREAT, "IPC_CREAT");
+		flag_names(buf, len, &at, &v, IPC_EXCL, "IPC_EXCL");
+		flag_names(buf, len, &at, &v, SHM_HUGETLB, "SHM_HUGETLB");
+		flag_names(buf, len, &at, &v, SHM_NORESERVE, "SHM_NORESERVE");
+		/* The permission bits, octal as chmod takes them. */
+		if (at < len)
+			at += snprintf(buf + at, len - at, "%s%04" PRIo64, at ? "|" : "", v & 0777);
+		v &= ~(uint64_t)0777;
+	} else {
+		flag_names(buf, len, &at, &v, SHM_RDONLY, "SHM_RDONLY");
+		flag_names(buf, len, &at, &v, SHM_RND, "SHM_RND");
+		flag_names(buf, len, &at, &v, SHM_REMAP, "SHM_REMAP");
+		flag_names(buf, len, &at, &v, SHM_EXEC, "SHM_EXEC");
+	}
+	if (v && at < len)
+		snprintf(buf + at, len - at, "%s0x%" PRIx64, at ? "|" : "", v);
+}
+
+/* A name from a record: at most MEMTRACE_COMM_LEN bytes, maybe unterminated. */
+static void comm_of(char *dst, const char *src)
+{
+	memcpy(dst, src, MEMTRACE_COMM_LEN);
+	dst[MEMTRACE_COMM_LEN] = '\0';
+}
+
+static void file_of(char *dst, const struct memtrace_ev_syscall *r)
+{
+	if (r->flags & MEMTRACE_SYSCALL_FILE_UNKNOWN) {
+		strcpy(dst, "?");
+		return;
+	}
+	memcpy(dst, r->file, MEMTRACE_FILE_NAME_LEN);
+	dst[MEMTRACE_FILE_NAME_LEN] = '\0';
+}
+
+/* " = 0x..." for a result, or " (error: ENAME)" for a failure. */
+static void result_str(int64_t ret, char *buf, size_t len)
+{
+	if (ret < 0 && ret > -4096)
+		snprintf(buf, len, " (failed: %s)", strerrorname_np((int)-ret) ?
+			 strerrorname_np((int)-ret) : "?");
+	else
+		snprintf(buf, len, " = 0x%" PRIx64, (uint64_t)ret);
+}
+
+const char *growth_header(enum mt_mode mode)
+{
+	if (mode == MT_MODE_SHM)
+		return "PID    COMM                SYS              RET ARGs";
+	return "PID    COMM             PROT MAP   OFFS(KB) SIZE(KB) FILE";
+}
+
+static const char *shm_name(uint16_t type)
+{
+	switch (type) {
+	case MEMTRACE_EVT_SHMGET:
+		return "SHMGET";
+	case MEMTRACE_EVT_SHMAT:
+		return "SHMAT";
+	case MEMTRACE_EVT_SHMDT:
+		return "SHMDT";
+	default:
+		return "SHMCTL";
+	}
+}
+
+bool growth_format_call(char *buf, size_t len, const struct memtrace_ev_syscall *r)
+{
+	char comm[MEMTRACE_COMM_LEN + 1], file[MEMTRACE_FILE_NAME_LEN + 1], res[64];
+	char prot[4], map[5], flg[96], retbuf[32];
+	uint64_t a[6];
+
+	for (int i = 0; i < 6; i++)
+		a[i] = r->args[i];
+	comm_of(comm, r->comm);
+	switch (r->hdr.type) {
+	case MEMTRACE_EVT_MMAP:
+		growth_prot_str(a[2], prot);
+		growth_map_str(a[3], map);
+		file_of(file, r);
+		result_str(r->ret, res, sizeof(res));
+		/* mmapsnoop's columns; the result after them, where a file name may end. */
+		snprintf(buf, len, "%-6" PRIu32 " %-16s %-4s %-4s %9" PRIu64 " %8" PRIu64 " %s%s%s",
+			 r->pid, comm, prot, map, a[5] / 1024, a[1] / 1024, file,
+			 file[0] ? " " : "", res + 1);
+		return true;
+	case MEMTRACE_EVT_MUNMAP:
+		result_str(r->ret ? r->ret : 0, res, sizeof(res));
+		snprintf(buf, len, "%-6" PRIu32 " %-16s %-9s %9s %8" PRIu64 " addr 0x%" PRIx64 "%s",
+			 r->pid, comm, "munmap", "-", a[1] / 1024, a[0],
+			 r->ret ? res : "");
+		return true;
+	case MEMTRACE_EVT_MREMAP:
+		file_of(file, r);
+		result_str(r->ret, res, sizeof(res));
+		snprintf(buf, len, "%-6" PRIu32 " %-16s %-9s %9" PRIu64 " %8" PRIu64
+			 " %s%saddr 0x%" PRIx64 " flags 0x%" PRIx64 "%s",
+			 r->pid, comm, "mremap", a[1] / 1024, a[2] / 1024, file,
+			 file[0] ? " " : "", a[0], a[3], res);
+		return true;
+	case MEMTRACE_EVT_SHMGET:
+	case MEMTRACE_EVT_SHMAT:
+	case MEMTRACE_EVT_SHMDT:
+	case MEMTRACE_EVT_SHMCTL:
+		break;
+	default:
+		return false;
+	}
+	if (r->ret < 0)
+		snprintf(retbuf, sizeof(retbuf), "%" PRId64, (int64_t)r->ret);
+	else
+		snprintf(retbuf, sizeof(retbuf), "%" PRIx64, (uint64_t)r->ret);
+	switch (r->hdr.type) {
+	case MEMTRACE_EVT_SHMGET:
+		growth_shmflg_str(a[2], true, flg, sizeof(flg));
+		snprintf(buf, len, "%-6" PRIu32 " %-16s %6s %16s key: 0x%" PRIx64 ", size: %" PRIu64
+			 ", shmflg: 0x%" PRIx64 " (%s)", r->pid, comm, shm_name(r->hdr.type), retbuf,
+			 (uint64_t)(uint32_t)a[0], a[1], (uint64_t)(uint32_t)a[2], flg);
+		break;
+	case MEMTRACE_EVT_SHMAT:
+		growth_shmflg_str(a[2], false, flg, sizeof(flg));
+		snprintf(buf, len, "%-6" PRIu32 " %-16s %6s %16s shmid: 0x%" PRIx64 ", shmaddr: 0x%"
+			 PRIx64 ", shmflg: 0x%" PRIx64 "%s%s%s", r->pid, comm, shm_name(r->hdr.type),
+			 retbuf, (uint64_t)(uint32_t)a[0], a[1], (uint64_t)(uint32_t)a[2],
+			 flg[0] ? " (" : "", flg, flg[0] ? ")" : "");
+		break;
+	case MEMTRACE_EVT_SHMDT:
+		snprintf(buf, len, "%-6" PRIu32 " %-16s %6s %16s shmaddr: 0x%" PRIx64, r->pid, comm,
+			 shm_name(r->hdr.type), retbuf, a[0]);
+		break;
+	default:
+		snprintf(buf, len, "%-6" PRIu32 " %-16s %6s %16s shmid: 0x%" PRIx64 ", cmd: %" PRIu64
+			 ", buf: 0x%" PRIx64, r->pid, comm, shm_name(r->hdr.type), retbuf,
+			 (uint64_t)(uint32_t)a[0], (uint64_t)(uint32_t)a[1], a[2]);
+		break;
+	}
+	return true;
+}
+
+uint64_t growth_bytes(const struct memtrace_ev_syscall *r)
+{
+	switch (r->hdr.type) {
+	case MEMTRACE_EVT_BRK:
+		/* args[1]: the break before; ret: the break after. */
+		return (uint64_t)r->ret > r->args[1] ? (uint64_t)r->ret - r->args[1] : 0;
+	case MEMTRACE_EVT_MMAP:
+		return r->ret < 0 && r->ret > -4096 ? 0 : r->args[1];
+	case MEMTRACE_EVT_MREMAP:
+		if (r->ret < 0 && r->ret > -4096)
+			return 0;
+		return r->args[2] > r->args[1] ? r->args[2] - r->args[1] : 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- totals by process and stack ---- */
+
+#define AGG_MAX_ENTRIES	(1U << 20)
+
+struct growth_agg {
+	struct growth_entry **entries;
+	size_t nr, cap;
+	uint32_t *buckets;	/* index + 1 into entries; 0: empty (open addressing) */
+	size_t nr_buckets;
+	const struct growth_entry **sorted;
+};
+
+struct growth_agg *growth_agg_new(void)
+{
+	return calloc(1, sizeof(struct growth_agg));
+}
+
+void growth_agg_free(struct growth_agg *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nr; i++)
+		free(a->entries[i]);
+	free(a->entries);
+	free(a->buckets);
+	free(a->sorted);
+	free(a);
+}
+
+static uint64_t agg_hash(uint32_t pid, const char *comm, const uint64_t *frames, uint32_t nr)
+{
+	uint64_t h = 1469598103934665603ULL ^ pid;
+
+	for (size_t i = 0; comm[i]; i++)
+		h = (h ^ (uint8_t)comm[i]) * 1099511628211ULL;
+	for (uint32_t i = 0; i < nr; i++)
+		h = (h ^ frames[i]) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static bool agg_same(const struct growth_entry *e, uint32_t pid, const char *comm,
+		     const uint64_t *frames, uint32_t nr)
+{
+	return e->pid == pid && e->nr_frames == nr && !strcmp(e->comm, comm) &&
+	       !memcmp(e->frames, frames, nr * sizeof(*frames));
+}
+
+static int agg_rehash(struct growth_agg *a, size_t nr_buckets)
+{
+	uint32_t *b = calloc(nr_buckets, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nr; i++) {
+		const struct growth_entry *e = a->entries[i];
+		size_t at = agg_hash(e->pid, e->comm, e->frames, e->nr_frames) & (nr_buckets - 1);
+
+		while (b[at])
+			at = (at + 1) & (nr_buckets - 1);
+		b[at] = (uint32_t)i + 1;
+	}
+	free(a->buckets);
+	a->buckets = b;
+	a->nr_buckets = nr_buckets;
+	return 0;
+}
+
+/* Counts one call (or fault) of pid, comm and its stack. */
+static int agg_count(struct growth_agg *a, uint32_t pid, const char *rcomm,
+		     const uint64_t *frames, uint32_t nr, uint64_t bytes, uint64_t major)
+{
+	char comm[MEMTRACE_COMM_LEN + 1];
+	struct growth_entry *e;
+	size_t at;
+
+	if (nr > MEMTRACE_MAX_FRAMES)
+		nr = MEMTRACE_MAX_FRAMES;
+	comm_of(comm, rcomm);
+	if (!a->nr_buckets || (a->nr + 1) * 2 > a->nr_buckets) {
+		if (agg_rehash(a, a->nr_buckets ? a->nr_buckets * 2 : 256))
+			return -ENOMEM;
+	}
+	at = agg_hash(pid, comm, frames, nr) & (a->nr_buckets - 1);
+	for (; a->buckets[at]; at = (at + 1) & (a->nr_buckets - 1)) {
+		e = a->entries[a->buckets[at] - 1];
+		if (agg_same(e, pid, comm, frames, nr))
+			goto count;
+	}
+	if (a->nr == AGG_MAX_ENTRIES)
+		return -ENOMEM;
+	if (a->nr == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		void *p = realloc(a->entries, cap * sizeof(*a->entries));
+
+		if (!p)
+			return -ENOMEM;
+		a->entries = p;
+		a->cap = cap;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->pid = pid;
+	memcpy(e->comm, comm, sizeof(e->comm));
+	e->nr_frames = nr;
+	memcpy(e->frames, frames, nr * sizeof(*frames));
+	a->entries[a->nr++] = e;
+	a->buckets[at] = (uint32_t)a->nr;
+count:
+	e->calls++;
+	e->bytes += bytes;
+	e->major += major;
+	return 0;
+}
+
+/* The frames a record of hdr_size bytes really holds, of the nr it claims. */
+static uint32_t frames_in(uint32_t nr, uint32_t size, size_t hdr_size)
+{
+	return nr > (size - hdr_size) / sizeof(uint64_t) ?
+	       (uint32_t)((size - hdr_size) / sizeof(uint64_t)) : nr;
+}
+
+int growth_agg_add(struct growth_agg *a, const struct memtrace_ev_syscall *r, uint64_t bytes)
+{
+	return agg_count(a, r->pid, r->comm, (const uint64_t *)(r + 1),
+			 frames_in(r->nr_frames, r->hdr.size, sizeof(*r)), bytes, 0);
+}
+
+int growth_agg_add_fault(struct growth_agg *a, const struct memtrace_ev_fault *r)
+{
+	return agg_count(a, r->pid, r->comm, (const uint64_t *)(r + 1),
+			 frames_in(r->nr_frames, r->hdr.size, sizeof(*r)), 0,
+			 !!(r->flags & MEMTRACE_FAULT_MAJOR));
+}
+
+/* ---- --ffaults: by file ---- */
+
+#define FILES_MAX	(1U << 16)
+
+struct growth_files {
+	struct growth_file *files;
+	size_t nr, cap;
+	uint64_t anon_minor, anon_major;
+	const struct growth_file **sorted;
+};
+
+struct growth_files *growth_files_new(void)
+{
+	return calloc(1, sizeof(struct growth_files));
+}
+
+void growth_files_free(struct growth_files *f)
+{
+	if (!f)
+		return;
+	free(f->files);
+	free(f->sorted);
+	free(f);
+}
+
+int growth_files_add(struct growth_files *f, const struct memtrace_ev_fault *r)
+{
+	bool major = r->flags & MEMTRACE_FAULT_MAJOR;
+	char name[MEMTRACE_FILE_NAME_LEN + 1];
+	struct growth_file *g = NULL;
+
+	memcpy(name, r->file, MEMTRACE_FILE_NAME_LEN);
+	name[MEMTRACE_FILE_NAME_LEN] = '\0';
+	if (!name[0]) {
+		*(major ? &f->anon_major : &f->anon_minor) += 1;
+		return 0;
+	}
+	/* Few files fault: a program's libraries and data. */
+	for (size_t i = 0; i < f->nr && !g; i++)
+		if (!strcmp(f->files[i].name, name))
+			g = &f->files[i];
+	if (!g) {
+		if (f->nr == FILES_MAX)
+			return -ENOMEM;
+		if (f->nr == f->cap) {
+			size_t cap = f->cap ? f->cap * 2 : 64;
+			void *p = realloc(f->files, cap * sizeof(*f->files));
+
+			if (!p)
+				return -ENOMEM;
+			f->files = p;
+			f->cap = cap;
+		}
+		g = &f->files[f->nr++];
+		memset(g, 0, sizeof(*g));
+		memcpy(g->name, name, sizeof(g->name));
+	}
+	*(major ? &g->major : &g->minor) += 1;
+	return 0;
+}
+
+static int file_cmp(const void *x, const void *y)
+{
+	const struct growth_file *a = *(const struct growth_file *const *)x;
+	const struct growth_file *b = *(const struct growth_file *const *)y;
+	uint64_t ta = a->minor + a->major, tb = b->minor + b->major;
+
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+const struct growth_file *const *growth_files_sorted(struct growth_files *f, size_t *n,
+						     uint64_t *anon_minor, uint64_t *anon_major)
+{
+	const struct growth_file **s = realloc(f->sorted, (f->nr ? f->nr : 1) * sizeof(*s));
+
+	*n = 0;
+	*anon_minor = f->anon_minor;
+	*anon_major = f->anon_major;
+	if (!s)
+		return NULL;
+	f->sorted = s;
+	for (size_t i = 0; i < f->nr; i++)
+		s[i] = &f->files[i];
+	qsort(s, f->nr, sizeof(*s), file_cmp);
+	*n = f->nr;
+	return s;
+}
+
+static int entry_cmp(const void *x, const void *y)
+{
+	const struct growth_entry *a = *(const struct growth_entry *const *)x;
+	const struct growth_entry *b = *(const struct growth_entry *const *)y;
+
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	if (a->calls != b->calls)
+		return a->calls > b->calls ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+const struct growth_entry *const *growth_agg_sorted(struct growth_agg *a, size_t *n)
+{
+	const struct growth_entry **s = realloc(a->sorted, (a->nr ? a->nr : 1) * sizeof(*s));
+
+	*n = 0;
+	if (!s)
+		return NULL;
+	a->sorted = s;
+	memcpy(s, a->entries, a->nr * sizeof(*s));
+	qsort(s, a->nr, sizeof(*s), entry_cmp);
+	*n = a->nr;
+	return s;
+}
+
+/* ---- symbols: one usyms per process seen ---- */
+
+#define SYM_PROCS	256
+
+struct sym_proc {
+	int pid;		/* 0: free */
+	struct usyms *u;	/* NULL: could not be read (gone already) */
+	uint64_t drain;		/* the drain that last read its mappings */
+};
+
+struct growth {
+	const struct mt_options *o;
+	struct growth_agg *agg;
+	struct growth_files *files;	/* --ffaults */
+	uint64_t major;			/* --faults: the major ones of calls */
+	struct sym_proc syms[SYM_PROCS];
+	unsigned int nr_syms;
+	uint64_t agg_full;
+	uint64_t calls, printed_at;
+	uint64_t drains;	/* drains of the rings so far */
+};
+
+static struct sym_proc *sym_of(struct growth *g, int pid, bool make)
+{
+	struct mt_err err;
+
+	for (unsigned int i = 0; i < g->nr_syms; i++)
+		if (g->syms[i].pid == pid)
+			return &g->syms[i];
+	if (!make || g->nr_syms == SYM_PROCS)
+		return NULL;
+	g->syms[g->nr_syms].pid = pid;
+	if (usyms_new(pid, &g->syms[g->nr_syms].u, &err))
+		g->syms[g->nr_syms].u = NULL;
+	return &g->syms[g->nr_syms++];
+}
+
+/* The process may have mapped code since its symbols were read (a dlopen, an exec). */
+static void sym_refresh(struct growth *g, int pid)
+{
+	struct sym_proc *s = sym_of(g, pid, true);
+	struct mt_err err;
+
+	if (s && s->u)
+		usyms_refresh(s->u, &err);
+}
+
+/*
+ * A process with calls in this drain: read its mappings again if they
+ * were read in an earlier drain (an exec, a dlopen since), while it is
+ * there; once per drain, however many calls it made.
+ */
+static void sym_seen(struct growth *g, int pid)
+{
+	struct sym_proc *s = sym_of(g, pid, true);
+	struct mt_err err;
+
+	if (!s || s->drain == g->drains)
+		return;
+	if (s->drain && s->u)
+		usyms_refresh(s->u, &err);
+	s->drain = g->drains;
+}
+
+/* Modes that count and report at intervals rather than print each call. */
+static bool stack_mode(const struct mt_options *o)
+{
+	return o->mode == MT_MODE_BRK || o->mode == MT_MODE_FAULTS ||
+	       (o->mode == MT_MODE_MMAP && o->stacks);
+}
+
+static bool report_mode(const struct mt_options *o)
+{
+	return stack_mode(o) || o->mode == MT_MODE_FFAULTS;
+}
+
+static void print_stack(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
+{
+	struct sym_proc *s = sym_of(g, (int)pid, false);
+	char lines[8][256];
+
+	for (uint32_t i = 0; i < nr; i++) {
+		size_t n = 0;
+
+		if (s && s->u)
+			n = usyms_format(s->u, frames[i], &lines[0][0], sizeof(lines[0]), 8);
+		if (!n) {
+			snprintf(lines[0], sizeof(lines[0]), "0x%016" PRIx64 " [unknown]", frames[i]);
+			n = 1;
+		}
+		for (size_t l = 0; l < n; l++)
+			printf("\t\t%s\n", lines[l]);
+	}
+	if (!nr)
+		printf("\t\t[no user stack]\n");
+}
+
+static void report(struct growth *g)
+{
+	const struct growth_entry *const *s;
+	char hms[16];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t n;
+
+	if (!localtime_r(&now, &tm) || !strftime(hms, sizeof(hms), "%H:%M:%S", &tm))
+		snprintf(hms, sizeof(hms), "??:??:??");
+	if (g->o->mode == MT_MODE_FFAULTS) {
+		const struct growth_file *const *f;
+		uint64_t amin, amaj;
+
+		f = growth_files_sorted(g->files, &n, &amin, &amaj);
+		printf("[%s] Page faults by file (%" PRIu64 " faults, %" PRIu64 " major):\n",
+		       hms, g->calls, g->major);
+		printf("%-40s %10s %10s\n", "FILE", "MINOR", "MAJOR");
+		for (size_t i = 0; f && i < n && i < g->o->top; i++)
+			printf("%-40s %10" PRIu64 " %10" PRIu64 "\n", f[i]->name, f[i]->minor,
+			       f[i]->major);
+		printf("%-40s %10" PRIu64 " %10" PRIu64 "\n", "[anonymous memory]", amin, amaj);
+		if (g->agg_full)
+			printf("(%" PRIu64 " faults not counted: out of memory for more files)\n",
+			       g->agg_full);
+		g->printed_at = g->calls;
+		return;
+	}
+	s = growth_agg_sorted(g->agg, &n);
+	if (g->o->mode == MT_MODE_FAULTS)
+		printf("[%s] Top %zu stacks by page faults (%" PRIu64 " faults, %" PRIu64
+		       " major):\n", hms, n < g->o->top ? n : (size_t)g->o->top, g->calls, g->major);
+	else if (g->o->mode == MT_MODE_BRK)
+		printf("[%s] Top %zu stacks by brk growth (%" PRIu64 " brk calls):\n", hms,
+		       n < g->o->top ? n : (size_t)g->o->top, g->calls);
+	else
+		printf("[%s] Top %zu stacks by bytes mapped (%" PRIu64 " calls):\n", hms,
+		       n < g->o->top ? n : (size_t)g->o->top, g->calls);
+	for (size_t i = 0; s && i < n && i < g->o->top; i++) {
+		if (g->o->mode == MT_MODE_FAULTS)
+			printf("\t%" PRIu64 " page faults (%" PRIu64 " major) by %s [%" PRIu32
+			       "] from stack\n", s[i]->calls, s[i]->major, s[i]->comm, s[i]->pid);
+		else if (g->o->mode == MT_MODE_BRK)
+			printf("\t%" PRIu64 " bytes grown in %" PRIu64 " brk calls by %s [%" PRIu32
+			       "] from stack\n", s[i]->bytes, s[i]->calls, s[i]->comm, s[i]->pid);
+		else
+			printf("\t%" PRIu64 " bytes mapped in %" PRIu64 " calls by %s [%" PRIu32
+			       "] from stack\n", s[i]->bytes, s[i]->calls, s[i]->comm, s[i]->pid);
+		print_stack(g, s[i]->pid, s[i]->frames, s[i]->nr_frames);
+	}
+	if (g->agg_full)
+		printf("(%" PRIu64 " calls not counted: out of memory for more stacks)\n",
+		       g->agg_full);
+	g->printed_at = g->calls;
+}
+
+static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
+{
+	const struct memtrace_ev_syscall *r = (const void *)h;
+	struct growth *g = ctx;
+	char line[512];
+
+	if (h->type == MEMTRACE_EVT_FAULT) {
+		const struct memtrace_ev_fault *f = (const void *)h;
+		int ret;
+
+		if (h->size < sizeof(*f))
+			return;
+		if (g->o->mode == MT_MODE_FAULTS) {
+			sym_seen(g, (int)f->pid);
+			ret = growth_agg_add_fault(g->agg, f);
+		} else {
+			ret = growth_files_add(g->files, f);
+		}
+		if (ret) {
+			g->agg_full++;
+			return;
+		}
+		g->calls++;
+		g->major += !!(f->flags & MEMTRACE_FAULT_MAJOR);
+		return;
+	}
+	if (h->size < sizeof(*r) || h->type < MEMTRACE_EVT_MMAP || h->type > MEMTRACE_EVT_SHMCTL)
+		return;		/* a type newer than this reader */
+	if (!stack_mode(g->o)) {
+		if (!growth_format_call(line, sizeof(line), r))
+			return;
+		printf("%s\n", line);
+		/* --shm --stacks: the caller's stack under each call. */
+		if (g->o->stacks) {
+			uint32_t nr = r->nr_frames;
+
+			if (nr > (h->size - sizeof(*r)) / sizeof(uint64_t))
+				nr = (uint32_t)((h->size - sizeof(*r)) / sizeof(uint64_t));
+			sym_seen(g, (int)r->pid);
+			print_stack(g, r->pid, (const uint64_t *)(r + 1), nr);
+		}
+		return;
+	}
+	if (g->o->mode == MT_MODE_BRK ? h->type != MEMTRACE_EVT_BRK :
+	    h->type != MEMTRACE_EVT_MMAP && h->type != MEMTRACE_EVT_MREMAP)
+		return;
+	/* Read the process's mappings while it is there: its stacks resolve later. */
+	sym_seen(g, (int)r->pid);
+	g->calls++;
+	if (growth_agg_add(g->agg, r, growth_bytes(r)))
+		g->agg_full++;
+}
+
+/* ---- the session ---- */
+
+static int drain(struct growth *g, struct evreader *er)
+{
+	struct mt_err err;
+
+	g->drains++;
+	if (evreader_drain(er, on_record, g, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return -1;
+	}
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
+}
+
+static void print_lost(struct mt_device *dev, const struct evreader *er)
+{
+	struct memtrace_evstats st;
+	unsigned int cpus;
+	uint64_t lost = evreader_lost(er, &cpus);
+	struct mt_err err;
+
+	printf("Lost: %" PRIu64 " events (ring full, or nested in another on its CPU)\n", lost);
+	if (device_evstats(dev, &st, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return;
+	}
+	printf("Missed: %" PRIu64 " events (kretprobe instances exhausted); %" PRIu64
+	       " stacks cut short; %" PRIu64 " mapped files not named\n",
+	       (uint64_t)st.probe_missed, (uint64_t)st.stack_faults, (uint64_t)st.file_unknown);
+}
+
+static uint32_t mode_events(enum mt_mode m)
+{
+	switch (m) {
+	case MT_MODE_MMAP:
+		return MEMTRACE_EV_MMAP;
+	case MT_MODE_BRK:
+		return MEMTRACE_EV_BRK;
+	case MT_MODE_FAULTS:
+		return MEMTRACE_EV_FAULT;
+	case MT_MODE_FFAULTS:
+		return MEMTRACE_EV_FFAULT;
+	default:
+		return MEMTRACE_EV_SHM;
+	}
+}
+
+/* Handles the command's news; true once it ended (*code: its exit status). */
+static bool command_events(struct growth *g, struct spawn *sp, struct evreader *er,
+			   int *code)
+{
+	struct spawn_event ev;
+	bool ended = false;
+
+	while (spawn_next(sp, &ev)) {
+		switch (ev.kind) {
+		case SPAWN_EV_IMAGE:
+		case SPAWN_EV_EXITING:
+			if (stack_mode(g->o)) {
+				/* Its calls so far name their processes' symbols first. */
+				drain(g, er);
+				sym_refresh(g, ev.pid);
+			}
+			spawn_release(sp, ev.pid);
+			break;
+		case SPAWN_EV_ENDED:
+			*code = spawn_exit_code(ev.status);
+			ended = true;
+			break;
+		}
+	}
+	return ended;
+}
+
+int growth_run(const struct mt_options *o)
+{
+	uint32_t want = mode_events(o->mode);
+	const char *mode = cli_growth_option(o->mode);
+	struct growth *g = calloc(1, sizeof(*g));
+	struct memtrace_config cfg;
+	struct evreader er = { 0 };
+	struct spawn *sp = NULL;
+	struct mt_device dev;
+	struct timespec deadline;
+	sigset_t signals;
+	struct mt_err err;
+	int sigfd = -1, status = 1, code = 0, ret;
+	bool ended = false;
+	pid_t pid = o->pid;
+
+	dev.fd = -1;
+	if (!g || !(g->agg = growth_agg_new()) || !(g->files = growth_files_new())) {
+		fprintf(stderr, PROG ": out of memory\n");
+		goto out;
+	}
+	g->o = o;
+	if (device_open(&dev, NULL, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		goto out;
+	}
+	if (!(dev.version.features & MEMTRACE_FEAT_EVRING) || !(dev.version.features & want)) {
+		fprintf(stderr, PROG ": %s: not supported by this module on this kernel "
+			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
+			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
+			"its system calls cannot be probed (see dmesg)");
+		goto out;
+	}
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &signals, NULL) ||
+	    (sigfd = signalfd(-1, &signals, SFD_CLOEXEC)) < 0) {
+		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
+		goto out;
+	}
+	if (o->cmd_argv) {
+		if (spawn_start(o->cmd_argv, false, &sp, &err)) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			goto out;
+		}
+		pid = spawn_pid(sp);
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.events = want;
+	cfg.stack_depth = o->stack_depth ? o->stack_depth : MEMTRACE_MAX_FRAMES;
+	/*
+	 * Faults come in bursts (a page at a time): rings of 256 KiB per CPU,
+	 * as long as that stays within 16 MiB for all (a ring per possible CPU).
+	 */
+	if (o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS) {
+		long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+		cfg.evring_pages = cpus > 0 && cpus <= 64 ? 64 : 0;
+	}
+	cfg.tgid = pid;
+	if (o->by_comm)
+		snprintf(cfg.comm, sizeof(cfg.comm), "%s", o->by_comm);
+	if (o->by_cgroup) {
+		cfg.cgroup_fd = open(o->by_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cfg.cgroup_fd < 0) {
+			fprintf(stderr, PROG ": --by-cgroup %s: %s\n", o->by_cgroup, strerror(errno));
+			goto out;
+		}
+		cfg.flags |= MEMTRACE_CFG_CGROUP;
+	}
+	ret = device_configure(&dev, &cfg, &err);
+	if (!ret)
+		ret = device_start(&dev, &err);
+	if (!ret)
+		ret = evreader_open(&er, &dev, &err);
+	if (ret) {
+		if (o->pid && ret == -ESRCH)
+			fprintf(stderr, PROG ": pid %d: no such process\n", o->pid);
+		else
+			fprintf(stderr, PROG ": %s\n", err.msg);
+		if (o->by_cgroup)
+			close(cfg.cgroup_fd);
+		goto out;
+	}
+	if (o->by_cgroup)
+		close(cfg.cgroup_fd);
+	if (o->pid && stack_mode(o))
+		sym_of(g, o->pid, true);
+	ret = sp ? spawn_exec(sp, &err) : 0;
+	if (ret) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		status = ret == -ENOENT ? 127 : 126;
+		goto stop_quiet;
+	}
+	if (report_mode(o))
+		printf("Tracing %s %s, Ctrl+C to quit.\n", o->mode == MT_MODE_BRK ? "brk growth" :
+		       o->mode == MT_MODE_MMAP ? "bytes mapped" : o->mode == MT_MODE_FAULTS ?
+		       "page faults by stack" : "page faults by file",
+		       pid ? "of one process" : "system-wide");
+	else
+		printf("%s\n", growth_header(o->mode));
+	fflush(stdout);
+	status = 0;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	for (unsigned long n = 0; !ended && (!o->count || n < o->count); n++) {
+		bool signalled = false;
+
+		deadline.tv_sec += o->interval_s;
+		while (!signalled && !ended) {
+			/* -p: notice the process gone at least every 100 ms. */
+			int w = evreader_wait(&er, sigfd, sp ? spawn_event_fd(sp) : -1, &deadline,
+					      o->pid ? 100 : -1, &err);
+
+			if (w < 0) {
+				fprintf(stderr, PROG ": %s\n", err.msg);
+				status = 1;
+				goto stop;
+			}
+			signalled = w == EVREADER_SIGNAL;
+			if (drain(g, &er)) {
+				status = 1;
+				goto stop;
+			}
+			if (sp)
+				ended = command_events(g, sp, &er, &code);
+			else if (o->pid && kill(o->pid, 0) && errno == ESRCH)
+				ended = true;
+			if (w == EVREADER_TIMEOUT)
+				break;
+		}
+		if (signalled)
+			break;
+		if (report_mode(o) && !ended)
+			report(g);
+	}
+stop:
+	if (dev.tracing && device_stop(&dev, &err) && !status) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		status = 1;
+	}
+	/* What the rings still hold was written before the stop. */
+	if (!status && drain(g, &er))
+		status = 1;
+	if (report_mode(o) && !status && (g->printed_at != g->calls || !g->calls || ended))
+		report(g);
+	if (er.map)
+		print_lost(&dev, &er);
+	fflush(stdout);
+	if (!status && sp)
+		status = code;
+	goto out;
+stop_quiet:
+	if (dev.tracing)
+		device_stop(&dev, &err);
+out:
+	if (sp)
+		spawn_finish(sp);
+	evreader_close(&er);
+	device_close(&dev);
+	if (sigfd >= 0)
+		close(sigfd);
+	if (g) {
+		for (unsigned int i = 0; i < g->nr_syms; i++)
+			usyms_free(g->syms[i].u);
+		growth_agg_free(g->agg);
+		growth_files_free(g->files);
+		free(g);
+	}
+	return status;
+}
