@@ -434,6 +434,9 @@ ext4_image_umount() {
 	rm -f "$1"
 	for _m in $EXT4_MODULES; do
 		rmmod "$_m" 2>/dev/null
+	done
+}
+
 # growth_stack OUT REGEX: the frames under the first line of OUT matching
 # REGEX, one per line (memtrace-read --brk, --mmap --stacks and --shm
 # --stacks print a stack's frames on the lines after it, tab-indented).
