@@ -365,10 +365,11 @@ static long mt_ioctl_evstats(struct file *file, void __user *arg)
 	st.size = sizeof(st);
 	mt_lock();
 	ret = READ_ONCE(mt.owner) == file ? 0 : -EPERM;
-	if (!ret) {
+	/* Only the families of this session: each resets its counts when attached. */
+	if (!ret && (mt.attached & MEMTRACE_EV_PRESSURE))
 		st.probe_missed = mt_pressure_missed();
+	if (!ret && (mt.attached & MEMTRACE_EV_GROWTH))
 		mt_growth_stats(&st);
-	}
 	mt_unlock();
 	if (ret)
 		return ret;

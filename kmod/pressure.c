@@ -863,7 +863,9 @@ void mt_pressure_detach(void)
 	}
 	/*
 	 * Begins first, and every begin handler done before the ends go:
-	 * a begin recorded always has its end.
+	 * no begin is recorded after its end's probe is gone.  A reclaim
+	 * still running then has a begin without an end: readers keep
+	 * tolerating open begins.
 	 */
 	mt_tp_unregister(mt_pr_tps, ARRAY_SIZE(mt_pr_tps), false, true);
 	mt_tp_unregister(mt_pr_tps, ARRAY_SIZE(mt_pr_tps), true, true);

@@ -422,8 +422,35 @@ static const char *bad_option_text(char **argv, int argc, char *buf, size_t len)
  * interval and count apply (and -T for --reclaim's histograms and
  * --vmscan's shrinkers).
  */
+/*
+ * Options of the allocation and user modes that the event modes would
+ * silently ignore: refused by name, so nobody believes they applied.
+ */
+static const char *ignored_by_event_modes(const struct mt_options *o, bool pressure,
+					  bool older_given)
+{
+	if (o->unwind != MT_UNWIND_AUTO)
+		return pressure ? "--unwind" : "--unwind (system call stacks are walked by "
+		       "frame pointers)";
+	if (o->symbols_prefix)
+		return "-S";
+	if (o->frame_addresses)
+		return "--frame-addresses";
+	if (o->sort != MT_SORT_SIZE)
+		return "--sort";
+	if (!pressure)
+		return NULL;
+	if (o->follow_forks || o->debuginfod)
+		return o->follow_forks ? "--follow-forks" : "--debuginfod";
+	if (o->min_size || o->max_size || older_given)
+		return o->min_size ? "-z" : o->max_size ? "-Z" : "-o";
+	if (o->stack_depth)
+		return "--stack-depth";
+	return NULL;
+}
+
 static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool slab,
-			  struct mt_err *err)
+			  bool older_given, struct mt_err *err)
 {
 	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
 			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
@@ -445,6 +472,8 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 	else if (o->nr_caches || o->by_pid || o->by_comm || o->by_cgroup || o->module ||
 		 o->events || o->nr_objs || o->sample_every || o->sample_bytes)
 		other = "an allocation filter";
+	else
+		other = ignored_by_event_modes(o, true, older_given);
 	if (other)
 		return mt_errf(err, EINVAL, "%s reports memory pressure events, not allocations: "
 			       "it cannot be combined with %s", mode, other);
@@ -489,6 +518,8 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
 			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
 			"--memleak-format";
+	else
+		other = ignored_by_event_modes(o, false, false);
 	if (other)
 		return mt_errf(err, EINVAL, "%s reports %s, not allocations: "
 			       "it cannot be combined with %s", mode,
@@ -904,7 +935,7 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM :
 			  vmscan ? MT_MODE_VMSCAN : compaction ? MT_MODE_COMPACTION :
 			  MT_MODE_MIGRATION;
-		return check_pressure(o, kernel_leaks, slab, err);
+		return check_pressure(o, kernel_leaks, slab, older_given, err);
 	}
 	ret = check_combinations(o, kernel_leaks, slab, older_given, err);
 	if (ret)

@@ -117,9 +117,9 @@ static const struct memtrace_evring_meta *ev_meta(const struct evreader *r, uint
 /*
  * Every CPU's producer position is read first, in one quick pass, and
  * only then are records copied out: a task whose begin record went to
- * one CPU and its end to another, read later, cannot have its end in
- * this drain without its begin (the window is this pass, not the
- * copies).  The space is given back only once every CPU's records are
+ * one CPU and its end to another can have its end in this drain without
+ * its begin only if both were committed within that pass (not within
+ * the copies, as before); the pairing tolerates it.  The space is given back only once every CPU's records are
  * handed on: an error leaves them all for the next drain.
  */
 int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err *err)

@@ -118,8 +118,11 @@ else
 	# give such a copy time to be overwritten.  What is checked is the rule: every leak
 	# kmemleak reports is in memtrace's report, with the same stack.
 	echo stack=off >"$KML"
-	start_kernel_reader "$OUT" "memtrace-read attaches" --module memtrace_paths -o 0 -T 1000 \
-		3600 || exit 1
+	if ! start_kernel_reader "$OUT" "memtrace-read attaches" --module memtrace_paths -o 0 \
+		-T 1000 3600; then
+		echo stack=on >"$KML"
+		exit 1
+	fi
 	echo 1 >"$PATHS/unreachable"
 	# kmemleak reports objects older than 5 s, found unreferenced twice.
 	sleep $((6 * ${MTT_TIMEOUT_SCALE:-1}))

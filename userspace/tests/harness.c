@@ -229,8 +229,10 @@ int cli_parse_words(struct mt_options *o, struct mt_err *err, int argc, ...)
 	char *argv[8] = { "memtrace-read" };
 	va_list ap;
 
+	if (argc > 7)
+		abort();	/* argv keeps its terminating NULL */
 	va_start(ap, argc);
-	for (int i = 1; i < argc && i < 8; i++)
+	for (int i = 1; i < argc; i++)
 		argv[i] = va_arg(ap, char *);
 	va_end(ap);
 	cli_defaults(o);

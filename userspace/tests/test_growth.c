@@ -45,6 +45,25 @@ static void test_cli(void)
 	      "growth cli: not with -t (%s)", err.msg);
 	check(cli_parse_words(&o, &err, 4, "--brk", "-z", "8") == -EINVAL &&
 	      strstr(err.msg, "allocation option"), "growth cli: not with -z");
+	/* Options an event mode would ignore are refused by name. */
+	check(cli_parse_words(&o, &err, 5, "--mmap", "--unwind=cfi", "-p", "1") == -EINVAL &&
+	      strstr(err.msg, "--unwind"), "growth cli: not with --unwind (%s)", err.msg);
+	check(cli_parse_words(&o, &err, 4, "--brk", "-S", "je_") == -EINVAL &&
+	      strstr(err.msg, "-S"), "growth cli: not with -S (%s)", err.msg);
+	check(cli_parse_words(&o, &err, 3, "--mmap", "--frame-addresses") == -EINVAL,
+	      "growth cli: not with --frame-addresses");
+	check(cli_parse_words(&o, &err, 4, "--faults", "--sort", "count") == -EINVAL &&
+	      strstr(err.msg, "--sort"), "growth cli: not with --sort (%s)", err.msg);
+	check(cli_parse_words(&o, &err, 3, "--oom", "--unwind=fp") == -EINVAL &&
+	      strstr(err.msg, "--unwind"), "pressure cli: not with --unwind (%s)", err.msg);
+	check(cli_parse_words(&o, &err, 4, "--oom", "-z", "1") == -EINVAL && strstr(err.msg, "-z"),
+	      "pressure cli: not with -z (%s)", err.msg);
+	check(cli_parse_words(&o, &err, 4, "--vmscan", "-o", "10") == -EINVAL &&
+	      strstr(err.msg, "-o"), "pressure cli: not with -o (%s)", err.msg);
+	check(cli_parse_words(&o, &err, 3, "--reclaim", "--follow-forks") == -EINVAL,
+	      "pressure cli: not with --follow-forks");
+	check(cli_parse_words(&o, &err, 4, "--compaction", "--stack-depth", "4") == -EINVAL,
+	      "pressure cli: not with --stack-depth");
 	check(cli_parse_words(&o, &err, 6, "--mmap", "-p", "1", "-c", "true") == -EINVAL,
 	      "growth cli: -p and -c refused together");
 	check(cli_parse_words(&o, &err, 4, "--faults", "-p", "7") == 0 && o.mode == MT_MODE_FAULTS &&
