@@ -112,8 +112,17 @@ got=$(sed -n 's/^vmstat: //p' "$OUT")
 
 check_match "--vmscan: the memcg reclaimed (memory.events max $memcg_events)" '^[1-9]' "$memcg_events"
 if grep -q '^pgscan_kswapd ' /proc/vmstat; then
-	check_match "--vmscan: page cache was scanned guest-wide (pgscan_kswapd + pgscan_direct grew)" \
-		'^[1-9]' "$(($(vmstat_term pgscan_kswapd "$delta") + $(vmstat_term pgscan_direct "$delta")))"
+	# A precondition of the guest-wide comparison, not memtrace's result:
+	# on 6.12 kswapd has balanced without scanning under both memhogs
+	# (pageoutrun grew, pgscan did not).  The totals below are compared
+	# either way; the guest-wide part is then a comparison of zeros.
+	gw=$(($(vmstat_term pgscan_kswapd "$delta") + $(vmstat_term pgscan_direct "$delta")))
+	if [ "$gw" -gt 0 ]; then
+		ok "--vmscan: page cache was scanned guest-wide (pgscan_kswapd + pgscan_direct grew)"
+	else
+		skip "--vmscan: page cache was scanned guest-wide" \
+			"kswapd ran $(vmstat_term pageoutrun "$delta") times and scanned nothing"
+	fi
 else
 	skip "--vmscan: page cache was scanned guest-wide" "no pgscan_* in /proc/vmstat"
 fi

@@ -28,8 +28,6 @@ fi
 OUT=/tmp/compaction.out
 HOG_OUT=/tmp/compaction-hog.out
 
-start_pressure_reader "$OUT" --compaction || exit 0
-
 # kcompactd's proactive compaction would undo the fragmenting before the
 # huge pages are asked for.
 PROACTIVE=/proc/sys/vm/compaction_proactiveness
@@ -49,8 +47,18 @@ vmstat_terms() {
 }
 compact_stall() { awk '$1 == "compact_stall" { n = $2 } END { print n + 0 }' /proc/vmstat; }
 THP=/sys/kernel/mm/transparent_hugepage
+# The reader's totals and the counters' growth must cover the same runs:
+# it starts once the fragmenting (and any kcompactd run it caused, seen
+# recorded but counted before "before" in a make check) is over.
 wait_for 60 counters_still vmstat_terms || diag "the guest did not go quiet before the run"
 before=$(vmstat_terms)
+if ! start_pressure_reader "$OUT" --compaction; then
+	kill "$HOG"
+	[ -n "$proactive" ] && echo "$proactive" >"$PROACTIVE"
+	exit 0
+fi
+[ "$(vmstat_terms)" = "$before" ] ||
+	diag "compaction ran while the reader attached: $before -> $(vmstat_terms)"
 stall0=$(compact_stall)
 thp=
 if [ -w "$THP/enabled" ] && echo madvise >"$THP/enabled" && echo madvise >"$THP/defrag"; then
