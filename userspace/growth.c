@@ -763,7 +763,6 @@ int growth_run(const struct mt_options *o)
 	struct spawn *sp = NULL;
 	struct mt_device dev;
 	struct timespec deadline;
-	sigset_t signals;
 	struct mt_err err;
 	int sigfd = -1, status = 1, code = 0, ret;
 	bool ended = false;
@@ -786,11 +785,8 @@ int growth_run(const struct mt_options *o)
 			"its system calls cannot be probed (see dmesg)");
 		goto out;
 	}
-	sigemptyset(&signals);
-	sigaddset(&signals, SIGINT);
-	sigaddset(&signals, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &signals, NULL) ||
-	    (sigfd = signalfd(-1, &signals, SFD_CLOEXEC)) < 0) {
+	sigfd = stop_signals_fd();
+	if (sigfd < 0) {
 		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		goto out;
 	}

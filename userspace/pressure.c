@@ -462,7 +462,6 @@ int pressure_run(const struct mt_options *o)
 	struct evreader er = { 0 };
 	struct mt_device dev;
 	struct timespec deadline;
-	sigset_t signals;
 	struct mt_err err;
 	int sigfd = -1, status = 1;
 
@@ -533,11 +532,8 @@ int pressure_run(const struct mt_options *o)
 			goto out;
 		}
 	}
-	sigemptyset(&signals);
-	sigaddset(&signals, SIGINT);
-	sigaddset(&signals, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &signals, NULL) ||
-	    (sigfd = signalfd(-1, &signals, SFD_CLOEXEC)) < 0) {
+	sigfd = stop_signals_fd();
+	if (sigfd < 0) {
 		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		goto out;
 	}

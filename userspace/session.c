@@ -559,12 +559,8 @@ int session_run(const struct mt_options *o)
 	struct session s = { .o = o, .sigfd = -1 };
 	struct timespec deadline;
 	int ret, status = 0, exit_code = 1;
-	sigset_t signals;
 
 	s.dev.fd = -1;
-	sigemptyset(&signals);
-	sigaddset(&signals, SIGINT);
-	sigaddset(&signals, SIGTERM);
 	s.ksyms = ksyms_new(NULL);
 	s.trend = trend_new();
 	s.slab = slab_state_new();
@@ -578,13 +574,9 @@ int session_run(const struct mt_options *o)
 		status = exit_code;
 		goto out;
 	}
-	/*
-	 * SIGINT and SIGTERM are taken through a descriptor, between reports:
-	 * a report is never cut half printed.  Blocked before the command
-	 * runs (it got the mask we were started with).
-	 */
-	if (sigprocmask(SIG_BLOCK, &signals, NULL) ||
-	    (s.sigfd = signalfd(-1, &signals, SFD_CLOEXEC)) < 0) {
+	/* After setup: the command runs with the mask we were started with. */
+	s.sigfd = stop_signals_fd();
+	if (s.sigfd < 0) {
 		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		status = 1;
 		goto stop;

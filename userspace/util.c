@@ -2,6 +2,8 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -29,4 +31,16 @@ void mt_group_thousands(uint64_t v, char *buf, size_t len)
 		buf[out++] = digits[i];
 	}
 	buf[out] = '\0';
+}
+
+int stop_signals_fd(void)
+{
+	sigset_t signals;
+
+	sigemptyset(&signals);
+	sigaddset(&signals, SIGINT);
+	sigaddset(&signals, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &signals, NULL))
+		return -1;
+	return signalfd(-1, &signals, SFD_CLOEXEC);
 }

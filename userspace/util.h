@@ -42,4 +42,12 @@ void mt_group_thousands(uint64_t v, char *buf, size_t len);
 
 #define MT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * SIGINT and SIGTERM blocked and taken through the descriptor returned
+ * (close-on-exec), between reports, so that none is cut half printed;
+ * -1 with errno set if not.  A command spawned later gets the mask the
+ * reader was started with (spawn.c restores it).
+ */
+int stop_signals_fd(void);
+
 #endif
