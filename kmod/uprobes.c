@@ -465,15 +465,24 @@ static bool mt_uprobe_filter(MT_UPROBE_FILTER_ARGS)
  * The slot is written before nr_mms counts it: handlers and the filter
  * read the slots without the lock.
  */
+/*
+ * Slot n: mm, the address space of tgid taken in as how, from slot from.
+ * mm is NULL for a process that is named but not traced (an exec it may
+ * not be followed into): no handler's mm is NULL, so none matches it.
+ */
 static void mt_user_add_mm(u32 n, struct mm_struct *mm, struct pid *tgid, u8 how,
 			   u8 from)
 {
-	mmgrab(mm);
+	if (mm)
+		mmgrab(mm);
 	mt_user.procs[n] = (struct mt_user_proc) {
 		.tgid = get_pid(tgid),
 		.start_ns = ktime_get_mono_fast_ns(),
 		.how = how,
 		.from = from,
+		/* as a refused image's own slot: not followed from there on */
+		.replaced = !mm,
+		.exec_refused = !mm,
 	};
 	WRITE_ONCE(mt_user.mms[n], mm);
 	/* Pairs with mt_user_slot()'s and mt_user_snapshot()'s acquire. */
@@ -543,13 +552,22 @@ static void mt_probe_exec(void *data, struct task_struct *p, pid_t old_pid,
 	}
 	if (from >= 0) {
 		bool refused = !mt_user_may_follow(p, bprm);
+		bool own = mt_user.procs[from].tgid == tgid;
 
+		/*
+		 * A refused image gets no slot, but a --follow-forks child
+		 * that shared its parent's mm (vfork, posix_spawn) has no
+		 * slot of its own to carry the refusal: it gets one without
+		 * an address space, so the reader can say why it saw nothing.
+		 */
 		n = mt_user.nr_mms;
-		if (!refused && n < MT_USER_MAX_MMS)
-			mt_user_add_mm(n, p->mm, tgid, MEMTRACE_PROC_EXEC, from);
-		else if (!refused)
+		if (refused && own)
+			;
+		else if (n < MT_USER_MAX_MMS)
+			mt_user_add_mm(n, refused ? NULL : p->mm, tgid, MEMTRACE_PROC_EXEC, from);
+		else
 			atomic64_inc(&mt_user.forks_full);
-		if (mt_user.procs[from].tgid == tgid) {
+		if (own) {
 			mt_user.procs[from].replaced = true;
 			mt_user.procs[from].exec_refused = refused;
 		}
@@ -572,7 +590,8 @@ static void mt_probe_fork(void *data, struct task_struct *parent,
 	u32 from;
 	u32 n;
 
-	if (!mm || mm == parent->mm)
+	/* A kernel thread's child (a usermode helper) has no traced parent. */
+	if (!mm || !parent->mm || mm == parent->mm)
 		return;
 	from = mt_user_slot(parent->mm);
 	if (!from)
@@ -633,7 +652,8 @@ void mt_user_release(void)
 	mt_unwind_release();
 	while (mt_user.nr_mms) {
 		mt_user.nr_mms--;
-		mmdrop(mt_user.mms[mt_user.nr_mms]);
+		if (mt_user.mms[mt_user.nr_mms])
+			mmdrop(mt_user.mms[mt_user.nr_mms]);
 		put_pid(mt_user.procs[mt_user.nr_mms].tgid);
 		mt_user.mms[mt_user.nr_mms] = NULL;
 		mt_user.procs[mt_user.nr_mms].tgid = NULL;

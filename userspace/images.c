@@ -125,6 +125,9 @@ void images_sync(struct images *im, const struct memtrace_target_state *t, bool 
 		if (im->synced[i])
 			continue;
 		im->pid_of[i] = p->pid;
+		/* Not traced from its exec: /proc shows an image it has no allocations of. */
+		if (p->flags & MEMTRACE_PROCF_EXEC_REFUSED)
+			continue;
 		if (p->how == MEMTRACE_PROC_FORK) {
 			if (p->from >= i || !im->synced[p->from])
 				continue;

@@ -232,6 +232,7 @@ void target_snapshot(struct target *t, const struct memtrace_target_state *ts,
 		struct mt_err ignored;
 
 		if (ts->procs[i].how == MEMTRACE_PROC_EXEC && is_current(ts, i) &&
+		    !(ts->procs[i].flags & MEMTRACE_PROCF_EXEC_REFUSED) &&
 		    procfs_alive(ts->procs[i].pid))
 			usermode_probe_image(t->um, t->dev, ts->procs[i].pid, false, &ignored);
 	}

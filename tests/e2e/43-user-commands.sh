@@ -163,6 +163,47 @@ else
 fi
 kill -KILL "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
+
+# The same through a child that was never a process of its own: with
+# --follow-forks, the traced perl execs forkexec --vfork, whose child
+# shares its address space until it execs the setuid program.  The reader
+# names that child too, rather than go quiet about it.
+rm -f /tmp/s.go
+privcheck run-as 1000 990 "" perl -e \
+	'select(undef, undef, undef, 0.1) until -e "/tmp/s.go"; exec "/usr/bin/forkexec", "--vfork", "/tmp/suid-userleak", "--wait"' \
+	>/tmp/vexec.ul 2>&1 &
+spid=$!
+wait_for 30 sh -c "readlink /proc/$spid/exe | grep -q perl"
+privcheck run-as 1000 990 cap_perfmon memtrace-read --follow-forks -p "$spid" -o 0 1 \
+	>/tmp/vexec.out 2>&1 &
+reader=$!
+if wait_for 60 grep -q "^Attaching to pid $spid" /tmp/vexec.out; then
+	touch /tmp/s.go
+	wait_for 60 grep -qx ready /tmp/vexec.ul
+	sleep 3		# snapshots: the reader learns forkexec's image and the refusal
+	child=$(awk -v p="$spid" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null)
+	kill -TERM $child
+	wait "$spid"
+	check_eq "forkexec --vfork of a setuid program: the child ran it, exit 0" 0 "$?"
+	wait_for 60 gone "$reader"
+	wait "$reader"
+	check_eq "--follow-forks -p, a vfork'd child execs a setuid program: the reader exits 0" \
+		0 "$?"
+	check_match "... and says which child exec'd what it may not trace" \
+		"pid [0-9]+ exec'd a program that runs with privileges or ids the reader does not have" \
+		"$(grep -v "pid $spid exec'd" /tmp/vexec.out)"
+	check_no_match "... and shows none of the setuid program's allocations" \
+		'leak_malloc|leak_memalign|suid-userleak' "$(cat /tmp/vexec.out)"
+	check_match "... while forkexec's own 2 x malloc(128) are there" \
+		"^[[:space:]]*256 bytes in 2 allocations from stack[^;]* ;; $(fr parent_leak forkexec)" \
+		"$(last_report_stacks /tmp/vexec.out)"
+else
+	not_ok "--follow-forks -p of a uid-1000 perl, by a uid-1000 reader: attaches" \
+		"$(cat /tmp/vexec.out)"
+	kill -KILL "$reader" 2>/dev/null
+fi
+kill -KILL "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
 chgrp 0 "$MEMTRACE_DEV" && chmod 0600 "$MEMTRACE_DEV"
 
 # --- c. a program that forks and execs ---------------------------------------
