@@ -255,6 +255,7 @@ struct usyms_sym {
 	uint32_t name_len;	/* without a version ("tmpfile@@GLIBC_2.2.5") */
 	uint32_t order;		/* index in the ELF table: a stable sort */
 	uint32_t rank;		/* among names at one address, lower wins */
+	bool label;		/* STT_NOTYPE in code: an assembly entry point */
 };
 
 struct usyms_symtab {
@@ -263,9 +264,10 @@ struct usyms_symtab {
 };
 
 /*
- * The plainest name at an address: global over weak over local (glibc's
- * internal "__GI_" aliases last), then the fewest leading underscores and
- * the shortest, so glibc's malloc shows as "malloc", not "__libc_malloc".
+ * The plainest name at an address: a function over a label, global over
+ * weak over local (glibc's internal "__GI_" aliases last), then the fewest
+ * leading underscores and the shortest, so glibc's malloc shows as
+ * "malloc", not "__libc_malloc".
  */
 static uint32_t sym_rank(const GElf_Sym *sym, const char *name, size_t len)
 {
@@ -275,6 +277,8 @@ static uint32_t sym_rank(const GElf_Sym *sym, const char *name, size_t len)
 
 	if (!strncmp(name, "__GI_", 5))
 		rank = 3;
+	if (GELF_ST_TYPE(sym->st_info) == STT_NOTYPE)
+		rank = 4;
 
 	return rank << 24 | (uint32_t)(underscores < 255 ? underscores : 255) << 16 |
 	       (uint32_t)(len < 0xffff ? len : 0xffff);
@@ -307,6 +311,22 @@ static size_t dedup_syms(struct usyms_sym *syms, size_t nr)
 	return out;
 }
 
+/*
+ * An untyped symbol in a section of code: an entry point written in
+ * assembly without a .type (the dynamic linker's _dl_start_user, which
+ * calls the initializers), which gdb names and a report should too.
+ */
+static bool is_code_label(const GElf_Sym *sym, GElf_Word shndx, Elf *elf)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || !elf || shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(elf, shndx);
+	return scn && gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_EXECINSTR);
+}
+
 static struct usyms_symtab *build_symtab(Dwfl_Module *mod)
 {
 	int nr = dwfl_module_getsymtab(mod);
@@ -320,19 +340,23 @@ static struct usyms_symtab *build_symtab(Dwfl_Module *mod)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
+		Elf *elf = NULL;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx,
-							   NULL, NULL);
+							   &elf, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
+		bool label;
 		size_t len;
 
-		if (!name || !addr || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+		if (!name || !addr || shndx == SHN_UNDEF)
+			continue;
+		label = is_code_label(&sym, shndx, elf);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && !label)
 			continue;
 		len = strcspn(name, "@");
 		if (!len)
 			continue;
 		t->syms[n++] = (struct usyms_sym){ addr, sym.st_size, name, (uint32_t)len,
-						   (uint32_t)i, sym_rank(&sym, name, len) };
+						   (uint32_t)i, sym_rank(&sym, name, len), label };
 	}
 	qsort(t->syms, n, sizeof(t->syms[0]), sym_cmp);
 	t->nr = dedup_syms(t->syms, n);
@@ -373,7 +397,8 @@ static struct usyms_symtab *module_symtab(Dwfl_Module *mod)
 
 /* The function symbol containing pc, or NULL: none precedes it, or the
  * one before it ends before pc (a gap, e.g. the PLT or a stripped static
- * function, which is better left as an address than misnamed). */
+ * function, which is better left as an address than misnamed).  An
+ * assembly label has no size: it reaches to the next symbol, as in gdb. */
 static const struct usyms_sym *find_sym(Dwfl_Module *mod, uint64_t pc)
 {
 	const struct usyms_symtab *t = module_symtab(mod);
@@ -391,6 +416,19 @@ static const struct usyms_sym *find_sym(Dwfl_Module *mod, uint64_t pc)
 	if (!lo)
 		return NULL;
 	s = &t->syms[lo - 1];
+	if (s->label) {
+		/* A label inside a function names a place in it, not the function. */
+		for (size_t i = lo - 1, steps = 0; i-- > 0 && steps < 64; steps++) {
+			const struct usyms_sym *f = &t->syms[i];
+
+			if (f->label)
+				continue;
+			if (f->size && pc - f->addr < f->size)
+				return f;
+			break;
+		}
+		return s;
+	}
 	return s->size && pc - s->addr >= s->size ? NULL : s;
 }
 

@@ -437,6 +437,26 @@ ext4_image_umount() {
 	done
 }
 
+# report_stack_frames OUT BYTES N: the stack of memtrace-read's last report
+# for BYTES in 1 allocation, its first N frames as "f1;f2;...": one per
+# return address (inlined calls dropped: the last line of an address
+# names its function), offsets, objects and lines cut off, an unnamed
+# address as "???" (as Memcheck's and gdb's stacks are compared).
+report_stack_frames() {
+	last_report_stacks "$1" | grep -E "^[[:space:]]*$2 bytes in 1 allocations? from stack" |
+		head -n 1 | awk -F' ;; ' -v n="$3" '{
+			out = ""; k = 0
+			for (i = 2; i <= NF && k < n; i++) {
+				if ($i ~ /\(inlined\)$/) continue
+				f = $i
+				if (f ~ /^0x[0-9a-f]+ \[/) f = "???"
+				else sub(/\+0x[0-9a-f]+ \[.*$/, "", f)
+				sub(/ \[[^]]*\]( [^ ]+:[0-9]+)?$/, "", f)
+				out = (k ? out ";" : "") f; k++
+			}
+			print out }'
+}
+
 # growth_stack OUT REGEX: the frames under the first line of OUT matching
 # REGEX, one per line (memtrace-read --brk, --mmap --stacks and --shm
 # --stacks print a stack's frames on the lines after it, tab-indented).
