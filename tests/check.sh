@@ -164,6 +164,15 @@ if wants build; then
 				tests/guest/build-test-module.sh "/lib/modules/$kv/build" "$B/testkmod-$kv" &&
 				TKO_OK[$l]=1
 		fi
+		# sparse on the module (kernel code must have no sparse
+		# warnings): once, against 6.1, in a copy of its own.
+		if [ "$l" = 6.1 ] && [ -n "${KO_OK[$l]:-}" ]; then
+			rm -rf "$B/sparse-$kv"
+			build "memtrace.ko is sparse-clean (C=2, $kv)" "$LOGS/sparse-$kv.log" 600 \
+				sh -c "scripts/build-module.sh /lib/modules/$kv/build '$B/sparse-$kv' C=2 >'$LOGS/sparse-$kv.out' 2>&1;
+				       rc=\$?; grep -E 'warning:|error:' '$LOGS/sparse-$kv.out'; [ \$rc -eq 0 ] &&
+				       ! grep -qE 'warning:|error:' '$LOGS/sparse-$kv.out'"
+		fi
 		# ext4 on a loop device for the soak (tests/e2e/60-soak.sh).
 		rm -rf "$B/guest-kmods-$kv"
 		build "Debian's ext4 and loop modules for the $kv guest" "$LOGS/stage-kmods-$kv.log" 120 \
@@ -223,6 +232,12 @@ if wants debug; then
 		else
 			tap "ok - debug: kernel tree ${tree/#$HOME/\~}"
 			DEBUG_TREE=$tree
+			# Kernel style: the module, the test modules and the uapi
+			# header, with the kernel's own checkpatch.pl.
+			build "checkpatch --no-tree -f: kmod, tests/kmod, the uapi header" \
+				"$LOGS/checkpatch.log" 600 sh -c "out=\$('$tree/scripts/checkpatch.pl' --no-tree -q -f \
+					kmod/*.c kmod/*.h kmod/probes/*.c kmod/kunit/*.c tests/kmod/*.c \
+					include/uapi/linux/memtrace.h 2>&1); printf '%s\n' \"\$out\"; [ -z \"\$out\" ]"
 			KVER_OF[debug]=debug
 			build "memtrace.ko (+ KUnit) for the debug kernel" "$LOGS/build-kmod-debug.log" 600 \
 				make module KDIR="$tree" KVER=debug && KO_OK[debug]=1
