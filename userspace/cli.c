@@ -180,6 +180,7 @@ void cli_usage(FILE *out, const char *prog)
 "  --ffaults             page faults by the file mapped, as ffaults(8)\n"
 "                        (these five: -p/-c one process, else system-wide;\n"
 "                        --by-comm, --by-cgroup select callers; -T stacks)\n"
+
 "\n"
 "positional arguments:\n"
 "  interval              interval in seconds to print reports (default 5,\n"
@@ -462,9 +463,10 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->pid || o->cmd_argv)
 		other = o->pid ? "-p" : "-c";
-	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->svg_file ||
+	else if (o->folded || o->pprof_file || o->prometheus_file || o->svg_file ||
 		 o->memleak_format)
-		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
+		other = o->folded ? "--folded (it has no stacks to fold; --json has every record)" :
+			o->pprof_file ? "--pprof" :
 			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
 			"--memleak-format";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
@@ -478,6 +480,12 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 		return mt_errf(err, EINVAL, "%s reports memory pressure events, not allocations: "
 			       "it cannot be combined with %s", mode, other);
 	return 0;
+}
+
+bool cli_growth_folds(const struct mt_options *o)
+{
+	return o->mode == MT_MODE_BRK || o->mode == MT_MODE_FAULTS ||
+	       o->mode == MT_MODE_FFAULTS || (o->mode == MT_MODE_MMAP && o->stacks);
 }
 
 const char *cli_growth_option(enum mt_mode m)
@@ -513,11 +521,12 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 		other = "an allocation option";
 	else if (o->by_pid)
 		other = "--by-pid (use -p)";
-	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->svg_file ||
-		 o->memleak_format)
-		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
-			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
-			"--memleak-format";
+	else if (o->folded && !cli_growth_folds(o))
+		other = "--folded (it prints each call: no stacks counted to fold; "
+			"--json has every call)";
+	else if (o->pprof_file || o->prometheus_file || o->svg_file || o->memleak_format)
+		other = o->pprof_file ? "--pprof" : o->prometheus_file ? "--prometheus" :
+			o->svg_file ? "--svg" : "--memleak-format";
 	else
 		other = ignored_by_event_modes(o, false, false);
 	if (other)

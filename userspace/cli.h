@@ -136,4 +136,11 @@ void cli_usage(FILE *out, const char *prog);
 /* The option of a growth mode (--mmap, --brk, --shm, --faults, --ffaults). */
 const char *cli_growth_option(enum mt_mode m);
 
+/*
+ * Growth modes that count by user stack (or by file) and report at
+ * intervals, and so have folded stacks: --brk, --mmap --stacks, --faults,
+ * --ffaults (its files as one-frame stacks).
+ */
+bool cli_growth_folds(const struct mt_options *o);
+
 #endif
