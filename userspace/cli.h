@@ -31,6 +31,7 @@ enum mt_mode {
 	MT_MODE_SHM,		/* --shm: System V shared memory calls, as shmsnoop(8) */
 	MT_MODE_FAULTS,		/* --faults: page faults by user stack, as faults(8) */
 	MT_MODE_FFAULTS,	/* --ffaults: page faults by file, as ffaults(8) */
+	MT_MODE_USE,		/* --use: utilization, saturation, errors of memory */
 };
 
 enum mt_sort {

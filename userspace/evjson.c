@@ -118,6 +118,8 @@ const char *evjson_mode_name(enum mt_mode mode)
 		return "faults";
 	case MT_MODE_FFAULTS:
 		return "ffaults";
+	case MT_MODE_USE:
+		return "use";
 	default:
 		return "?";
 	}

@@ -186,6 +186,7 @@ int main(int argc, char **argv)
 	unwtab_tests();
 	growth_tests();
 	evjson_tests();
+	use_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -69,5 +69,6 @@ void migration_tests(void);
 void unwtab_tests(void);
 void growth_tests(void);
 void evjson_tests(void);
+void use_tests(void);
 
 #endif
