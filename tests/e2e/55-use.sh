@@ -153,6 +153,11 @@ check_eq "--use: the text's MemTotal is the JSON's" \
 check_match "--use: the text's memcg line, its limit and OOM kill" \
 	'^  /mtuse +[0-9.]+ MiB +16\.0 MiB +[0-9.]+ +[0-9]+ +1$' "$(cat "$OUT")"
 
+# The last record, for a look and for the host's schema check (part of
+# userspace/tests/fixtures/events-guest.jsonl), in 150-column pieces.
+diag "use JSON, folded at 150 columns:"
+tail -n 1 "$J" | fold -w 150 | sed 's/^/#json /'
+
 # Without the module: the kernel's counters alone, and why.
 unload_memtrace
 out=$(memtrace-read --use 1 1 2>&1)
