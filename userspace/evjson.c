@@ -35,6 +35,18 @@ void evjson_close(struct evjson_out *out)
 	out->owned = false;
 }
 
+int evjson_flush(const struct evjson_out *out, const struct mt_options *o)
+{
+	if (fflush(stdout) || ferror(stdout))
+		return -1;
+	if (out->f && (fflush(out->f) || ferror(out->f))) {
+		fprintf(stderr, "memtrace-read: --json=%s: %s\n", o->json_file ? o->json_file : "-",
+			strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
 FILE *evjson_text_stream(const struct mt_options *o)
 {
 	return cli_text_report(o) ? stdout : NULL;

@@ -34,6 +34,12 @@ struct evjson_out {
 int evjson_open(struct evjson_out *out, const struct mt_options *o, struct mt_err *err);
 void evjson_close(struct evjson_out *out);
 
+/*
+ * Flushes stdout (the text, or the records) and --json=FILE: what a drain
+ * or a report wrote is out.  0, or -1 (said on stderr, naming the file).
+ */
+int evjson_flush(const struct evjson_out *out, const struct mt_options *o);
+
 /* The text report's stream: stdout, or NULL when --json or --folded takes stdout. */
 FILE *evjson_text_stream(const struct mt_options *o);
 

@@ -27,6 +27,7 @@
 #include "evjson.h"
 #include "evreader.h"
 #include "fmt.h"
+#include "pressure.h"
 #include "rmodel.h"
 #include "spawn.h"
 #include "usyms.h"
@@ -878,11 +879,9 @@ static void report(struct growth *g)
 {
 	char hms[16];
 	time_t now = time(NULL);
-	struct tm tm;
 	struct mt_err err;
 
-	if (!localtime_r(&now, &tm) || !strftime(hms, sizeof(hms), "%H:%M:%S", &tm))
-		snprintf(hms, sizeof(hms), "??:??:??");
+	pressure_hms(now, hms, sizeof(hms));
 	if (g->text)
 		text_report(g, hms);
 	if (g->json.f)
@@ -899,11 +898,9 @@ static void emit_call(struct growth *g, const struct memtrace_ev_syscall *r, uin
 {
 	time_t when = (time_t)(((int64_t)r->ts_ns + g->mono_to_real_ns) / 1000000000LL);
 	json_t *rec;
-	struct tm tm;
 	char hms[16];
 
-	if (!localtime_r(&when, &tm) || !strftime(hms, sizeof(hms), "%H:%M:%S", &tm))
-		snprintf(hms, sizeof(hms), "??:??:??");
+	pressure_hms(when, hms, sizeof(hms));
 	rec = growth_call_json(r, evjson_mode_name(g->o->mode), hms);
 	if (rec && g->o->stacks &&
 	    json_object_set_new(rec, "frames", stack_json(g, r->pid, (const uint64_t *)(r + 1), nr))) {
@@ -981,14 +978,7 @@ static int drain(struct growth *g, struct evreader *er)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return -1;
 	}
-	if (fflush(stdout) || ferror(stdout))
-		return -1;
-	if (g->json.f && (fflush(g->json.f) || ferror(g->json.f))) {
-		fprintf(stderr, PROG ": --json=%s: %s\n", g->o->json_file ? g->o->json_file : "-",
-			strerror(errno ? errno : EIO));
-		return -1;
-	}
-	return 0;
+	return evjson_flush(&g->json, g->o);
 }
 
 /* The module's drops: the text's Lost: and Missed: lines, --json's "totals" record. */
@@ -1000,7 +990,6 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 	struct mt_err err;
 	char hms[16];
 	time_t now = time(NULL);
-	struct tm tm;
 	json_t *rec;
 
 	if (g->text)
@@ -1017,8 +1006,7 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 			(uint64_t)st.file_unknown);
 	if (!g->json.f)
 		return;
-	if (!localtime_r(&now, &tm) || !strftime(hms, sizeof(hms), "%H:%M:%S", &tm))
-		snprintf(hms, sizeof(hms), "??:??:??");
+	pressure_hms(now, hms, sizeof(hms));
 	rec = evjson_record(evjson_mode_name(g->o->mode), "totals", hms);
 	if (rec && json_object_set_new(rec, "lost", json_pack(
 		"{s:o, s:o, s:o, s:o}", "events", evjson_u64(lost),
@@ -1223,12 +1211,8 @@ stop:
 		report(g);
 	if (er.map)
 		print_lost(g, &dev, &er);
-	fflush(stdout);
-	if (g->json.f && (fflush(g->json.f) || ferror(g->json.f)) && !status) {
-		fprintf(stderr, PROG ": --json=%s: %s\n", o->json_file ? o->json_file : "-",
-			strerror(errno ? errno : EIO));
+	if (evjson_flush(&g->json, o) && !status)
 		status = 1;
-	}
 	if (!status && sp)
 		status = code;
 	goto out;

@@ -51,6 +51,21 @@ static void add(struct migration_stats *s, const struct memtrace_ev_migrate *r, 
 	s->large_split += r->large_split;
 }
 
+/* Adds s's numbers to all's (a sum over reasons). */
+static void sum_stats(struct migration_stats *all, const struct migration_stats *s)
+{
+	all->calls += s->calls;
+	all->succeeded += s->succeeded;
+	all->failed += s->failed;
+	all->thp_succeeded += s->thp_succeeded;
+	all->thp_failed += s->thp_failed;
+	all->thp_split += s->thp_split;
+	all->large_split += s->large_split;
+	all->ns += s->ns;
+	if (s->max_ns > all->max_ns)
+		all->max_ns = s->max_ns;
+}
+
 static struct migration_task *task_of(struct migration *m, const struct memtrace_ev_migrate *r)
 {
 	char comm[MEMTRACE_COMM_LEN + 1];
@@ -155,13 +170,7 @@ void migration_print_totals(FILE *out, const struct migration *m, unsigned int t
 		if (!s->calls)
 			continue;
 		print_stats(out, "", migration_reason_name(i), s);
-		all.calls += s->calls;
-		all.succeeded += s->succeeded;
-		all.failed += s->failed;
-		all.thp_succeeded += s->thp_succeeded;
-		all.thp_failed += s->thp_failed;
-		all.thp_split += s->thp_split;
-		all.ns += s->ns;
+		sum_stats(&all, s);
 	}
 	print_stats(out, "", "all", &all);
 	memcpy(t, m->tasks, m->nr_tasks * sizeof(t[0]));
@@ -214,18 +223,8 @@ static json_t *reasons_json(const struct migration_counts *c, struct migration_s
 		if (o)
 			json_object_set_new(o, "reason", json_string(migration_reason_name(i)));
 		json_array_append_new(a, o);
-		if (all) {
-			all->calls += s->calls;
-			all->succeeded += s->succeeded;
-			all->failed += s->failed;
-			all->thp_succeeded += s->thp_succeeded;
-			all->thp_failed += s->thp_failed;
-			all->thp_split += s->thp_split;
-			all->large_split += s->large_split;
-			all->ns += s->ns;
-			if (s->max_ns > all->max_ns)
-				all->max_ns = s->max_ns;
-		}
+		if (all)
+			sum_stats(all, s);
 	}
 	return a;
 }

@@ -496,19 +496,6 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 	}
 }
 
-/* Both outputs written so far; -1 (said on stderr) if one cannot be. */
-static int flush_outputs(struct pressure *p)
-{
-	if (fflush(stdout) || ferror(stdout))
-		return -1;
-	if (p->json.f && (fflush(p->json.f) || ferror(p->json.f))) {
-		fprintf(stderr, PROG ": --json=%s: %s\n", p->o->json_file ? p->o->json_file : "-",
-			strerror(errno ? errno : EIO));
-		return -1;
-	}
-	return 0;
-}
-
 static int drain(struct pressure *p, struct evreader *er)
 {
 	struct mt_err err;
@@ -517,7 +504,7 @@ static int drain(struct pressure *p, struct evreader *er)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return -1;
 	}
-	return flush_outputs(p);
+	return evjson_flush(&p->json, p->o);
 }
 
 /* The module's drops: the text's Lost: (and Missed:) lines, and --json's "lost". */
@@ -825,7 +812,7 @@ stop:
 		status = 1;
 	if (er.map && !status)
 		totals(&p, &er);
-	if (flush_outputs(&p) && !status)
+	if (evjson_flush(&p.json, o) && !status)
 		status = 1;
 	fflush(stdout);
 out:

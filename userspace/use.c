@@ -577,11 +577,9 @@ static int report(struct use *u)
 {
 	struct use_report r = { 0 };
 	time_t now = time(NULL);
-	struct tm tm;
 	unsigned int cpus;
 
-	if (!localtime_r(&now, &tm) || !strftime(r.hms, sizeof(r.hms), "%H:%M:%S", &tm))
-		snprintf(r.hms, sizeof(r.hms), "??:??:??");
+	pressure_hms(now, r.hms, sizeof(r.hms));
 	r.have_mi = read_small("/proc/meminfo", procbuf, sizeof(procbuf)) &&
 		    !use_parse_meminfo(procbuf, &r.mi);
 	if (read_small("/proc/vmstat", procbuf, sizeof(procbuf)) &&
@@ -635,14 +633,7 @@ static int report(struct use *u)
 		evjson_emit(u->json.f, report_json(u, &r));
 	u->oom_records = 0;
 	u->alloc_failures = 0;
-	if (fflush(stdout) || ferror(stdout))
-		return -1;
-	if (u->json.f && (fflush(u->json.f) || ferror(u->json.f))) {
-		fprintf(stderr, PROG ": --json=%s: %s\n", u->o->json_file ? u->o->json_file : "-",
-			strerror(errno ? errno : EIO));
-		return -1;
-	}
-	return 0;
+	return evjson_flush(&u->json, u->o);
 }
 
 /* Sleeps until deadline or a signal; drains the module's records as they come. */
