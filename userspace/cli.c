@@ -48,6 +48,7 @@ enum {
 	OPT_FAULTS,
 	OPT_FFAULTS,
 	OPT_STACKS,
+	OPT_USE,
 };
 
 /*
@@ -72,6 +73,7 @@ static const struct option long_options[] = {
 	{ "faults",		no_argument,		NULL, OPT_FAULTS },
 	{ "ffaults",		no_argument,		NULL, OPT_FFAULTS },
 	{ "stacks",		no_argument,		NULL, OPT_STACKS },
+	{ "use",		no_argument,		NULL, OPT_USE },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
@@ -126,7 +128,8 @@ void cli_usage(FILE *out, const char *prog)
 	fprintf(out,
 "usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
 "       --vmscan | --compaction | --migration |\n"
-"       --mmap [--stacks] | --brk | --shm [--stacks] | --faults | --ffaults]\n"
+"       --mmap [--stacks] | --brk | --shm [--stacks] | --faults | --ffaults |\n"
+"       --use]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--unwind=auto|fp|cfi] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
@@ -180,6 +183,12 @@ void cli_usage(FILE *out, const char *prog)
 "  --ffaults             page faults by the file mapped, as ffaults(8)\n"
 "                        (these five: -p/-c one process, else system-wide;\n"
 "                        --by-comm, --by-cgroup select callers; -T stacks)\n"
+"  --use                 memory in the USE method's terms each interval:\n"
+"                        utilization (/proc/meminfo, the -T largest memcgs\n"
+"                        against memory.max), saturation (PSI, swapping,\n"
+"                        reclaim and compaction stalls, the module's reclaims\n"
+"                        and compactions with their time), errors (OOM kills,\n"
+"                        failed compactions, page allocation failures)\n"
 "\n"
 "positional arguments:\n"
 "  interval              interval in seconds to print reports (default 5,\n"
@@ -258,9 +267,15 @@ void cli_usage(FILE *out, const char *prog)
 "                        count); --slab: stacks under their cache's name.\n"
 "                        Without FILE: on stdout, instead of the text report;\n"
 "                        with FILE: the latest report, rewritten atomically\n"
-"                        each interval, beside the text report\n"
+"                        each interval, beside the text report; --brk,\n"
+"                        --mmap --stacks, --faults: each stack under its\n"
+"                        process's name, VALUE its bytes or faults; --ffaults:\n"
+"                        one frame per file\n"
 "  --json[=FILE]         one JSON object per report (schema:\n"
-"                        docs/report-json.md); stdout or FILE as --folded\n"
+"                        docs/report-json.md); stdout or FILE as --folded.\n"
+"                        The pressure and growth modes and --use: a record per\n"
+"                        event or interval report, then their totals; FILE\n"
+"                        receives them as they come\n"
 "  --pprof FILE          a gzipped pprof profile of the latest report (go tool\n"
 "                        pprof, Pyroscope, Parca): inuse_space/inuse_objects as\n"
 "                        reported, alloc_space/alloc_objects since the start\n"
@@ -455,16 +470,18 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
 			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
 			   o->mode == MT_MODE_COMPACTION ? "--compaction" :
-			   o->mode == MT_MODE_MIGRATION ? "--migration" : "--reclaim";
+			   o->mode == MT_MODE_MIGRATION ? "--migration" :
+			   o->mode == MT_MODE_USE ? "--use" : "--reclaim";
 	const char *other = NULL;
 
 	if (kernel_leaks || slab)
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->pid || o->cmd_argv)
 		other = o->pid ? "-p" : "-c";
-	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->svg_file ||
+	else if (o->folded || o->pprof_file || o->prometheus_file || o->svg_file ||
 		 o->memleak_format)
-		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
+		other = o->folded ? "--folded (it has no stacks to fold; --json has every record)" :
+			o->pprof_file ? "--pprof" :
 			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
 			"--memleak-format";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
@@ -478,6 +495,12 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 		return mt_errf(err, EINVAL, "%s reports memory pressure events, not allocations: "
 			       "it cannot be combined with %s", mode, other);
 	return 0;
+}
+
+bool cli_growth_folds(const struct mt_options *o)
+{
+	return o->mode == MT_MODE_BRK || o->mode == MT_MODE_FAULTS ||
+	       o->mode == MT_MODE_FFAULTS || (o->mode == MT_MODE_MMAP && o->stacks);
 }
 
 const char *cli_growth_option(enum mt_mode m)
@@ -513,11 +536,12 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 		other = "an allocation option";
 	else if (o->by_pid)
 		other = "--by-pid (use -p)";
-	else if (o->folded || o->json || o->pprof_file || o->prometheus_file || o->svg_file ||
-		 o->memleak_format)
-		other = o->folded ? "--folded" : o->json ? "--json" : o->pprof_file ? "--pprof" :
-			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
-			"--memleak-format";
+	else if (o->folded && !cli_growth_folds(o))
+		other = "--folded (it prints each call: no stacks counted to fold; "
+			"--json has every call)";
+	else if (o->pprof_file || o->prometheus_file || o->svg_file || o->memleak_format)
+		other = o->pprof_file ? "--pprof" : o->prometheus_file ? "--prometheus" :
+			o->svg_file ? "--svg" : "--memleak-format";
 	else
 		other = ignored_by_event_modes(o, false, false);
 	if (other)
@@ -682,7 +706,7 @@ void cli_free(struct mt_options *o)
 int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 {
 	bool kernel_leaks = false, slab = false, older_given = false, oom = false, reclaim = false;
-	bool vmscan = false, compaction = false, migration = false;
+	bool vmscan = false, compaction = false, migration = false, use = false;
 	int growth = 0;
 	unsigned int positional = 0;
 	uint64_t v;
@@ -720,6 +744,9 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			break;
 		case OPT_MIGRATION:
 			migration = true;
+			break;
+		case OPT_USE:
+			use = true;
 			break;
 		case OPT_MMAP:
 		case OPT_BRK:
@@ -910,6 +937,11 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			return ret;
 	}
 
+	if (use && (oom || reclaim || vmscan || compaction || migration || growth))
+		return mt_errf(err, EINVAL, "--use and %s are different modes: choose one",
+			       oom ? "--oom" : reclaim ? "--reclaim" : vmscan ? "--vmscan" :
+			       compaction ? "--compaction" : migration ? "--migration" :
+			       "a growth mode");
 	if (oom + reclaim + vmscan + compaction + migration > 1)
 		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
 			       oom ? "--oom" : reclaim ? "--reclaim" : vmscan ? "--vmscan" :
@@ -931,10 +963,10 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 	}
 	if (o->stacks)
 		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm");
-	if (oom || reclaim || vmscan || compaction || migration) {
+	if (oom || reclaim || vmscan || compaction || migration || use) {
 		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM :
 			  vmscan ? MT_MODE_VMSCAN : compaction ? MT_MODE_COMPACTION :
-			  MT_MODE_MIGRATION;
+			  migration ? MT_MODE_MIGRATION : MT_MODE_USE;
 		return check_pressure(o, kernel_leaks, slab, older_given, err);
 	}
 	ret = check_combinations(o, kernel_leaks, slab, older_given, err);

@@ -31,6 +31,7 @@ enum mt_mode {
 	MT_MODE_SHM,		/* --shm: System V shared memory calls, as shmsnoop(8) */
 	MT_MODE_FAULTS,		/* --faults: page faults by user stack, as faults(8) */
 	MT_MODE_FFAULTS,	/* --ffaults: page faults by file, as ffaults(8) */
+	MT_MODE_USE,		/* --use: utilization, saturation, errors of memory */
 };
 
 enum mt_sort {
@@ -135,5 +136,12 @@ void cli_usage(FILE *out, const char *prog);
 
 /* The option of a growth mode (--mmap, --brk, --shm, --faults, --ffaults). */
 const char *cli_growth_option(enum mt_mode m);
+
+/*
+ * Growth modes that count by user stack (or by file) and report at
+ * intervals, and so have folded stacks: --brk, --mmap --stacks, --faults,
+ * --ffaults (its files as one-frame stacks).
+ */
+bool cli_growth_folds(const struct mt_options *o);
 
 #endif

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "evjson.h"
 #include "pressure.h"
 
 void compaction_init(struct compaction *c)
@@ -130,9 +131,29 @@ static void on_end(struct compaction *c, const struct memtrace_ev_compact *r, ti
 			c->full++;
 		}
 	}
-	if (!out)
+	if (!out && !c->json)
 		return;
 	pressure_hms(when, hms, sizeof(hms));
+	if (c->json) {
+		json_t *rec = evjson_record("compaction", "run", hms);
+
+		if (rec && json_object_update_new(rec, json_pack(
+			"{s:o, s:I, s:o, s:i, s:s, s:i, s:b, s:o, s:s, s:o, s:o, s:b}",
+			"monotonic_ns", evjson_u64(r->ts_ns), "pid", (json_int_t)r->pid,
+			"comm", evjson_comm(r->comm), "node", (int)r->nid,
+			"zone", r->zone[0] ? r->zone : "?", "order", (int)r->order,
+			"sync", !!(r->flags & MEMTRACE_COMPACT_SYNC),
+			"latency_ns", paired ? evjson_u64(ns) : json_null(),
+			"status", compaction_status_name(r->status),
+			"migrate_scanned", evjson_u64(r->migrate_scanned),
+			"free_scanned", evjson_u64(r->free_scanned), "direct", direct))) {
+			json_decref(rec);
+			rec = NULL;
+		}
+		evjson_emit(c->json, rec);
+	}
+	if (!out)
+		return;
 	if (paired)
 		snprintf(lat, sizeof(lat), "%9.3f", ns / 1e6);
 	else
@@ -222,4 +243,47 @@ void compaction_print_totals(FILE *out, const struct compaction *c, unsigned int
 	fprintf(out, "vmstat: compact_migrate_scanned %" PRIu64 " compact_free_scanned %" PRIu64
 		" compact_daemon_wake %" PRIu64 "\n", c->migrate_scanned, c->free_scanned,
 		c->kcompactd_wakes);
+}
+
+int compaction_totals_json(json_t *rec, const struct compaction *c, unsigned int top)
+{
+	struct compaction_staller s[COMPACTION_STALLERS];
+	json_t *zones = json_array(), *stallers = json_array();
+
+	for (unsigned int i = 0; zones && i < c->nr_zones; i++) {
+		const struct compaction_zone_stats *z = &c->zones[i];
+		json_t *outcomes = json_object();
+
+		for (unsigned int st = 0; outcomes && st < COMPACTION_NR_STATUS; st++)
+			if (z->status[st])
+				json_object_set_new(outcomes, compaction_status_name(st),
+						    evjson_u64(z->status[st]));
+		json_array_append_new(zones, json_pack(
+			"{s:i, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			"node", (int)z->nid, "zone", z->zone[0] ? z->zone : "?",
+			"order", (int)z->order, "runs", evjson_u64(z->runs),
+			"direct", evjson_u64(z->direct), "ns", evjson_u64(z->ns),
+			"max_ns", evjson_u64(z->max_ns),
+			"migrate_scanned", evjson_u64(z->migrate_scanned),
+			"free_scanned", evjson_u64(z->free_scanned),
+			"outcomes", outcomes ? outcomes : json_object()));
+	}
+	memcpy(s, c->stallers, c->nr_stallers * sizeof(s[0]));
+	qsort(s, c->nr_stallers, sizeof(s[0]), by_time);
+	for (unsigned int i = 0; stallers && i < c->nr_stallers && i < top; i++)
+		json_array_append_new(stallers, json_pack(
+			"{s:I, s:o, s:o, s:o, s:o}", "pid", (json_int_t)s[i].pid,
+			"comm", evjson_comm(s[i].comm), "runs", evjson_u64(s[i].runs),
+			"ns", evjson_u64(s[i].ns), "max_ns", evjson_u64(s[i].max_ns)));
+	return json_object_update_new(rec, json_pack(
+		"{s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}}",
+		"runs", evjson_u64(c->runs), "direct_compactions", evjson_u64(c->direct_calls),
+		"kcompactd_wakes", evjson_u64(c->kcompactd_wakes),
+		"zones", zones ? zones : json_array(), "stalled_tasks", (json_int_t)c->nr_stallers,
+		"stallers", stallers ? stallers : json_array(),
+		"unpaired", evjson_u64(c->unpaired), "no_control", evjson_u64(c->no_control),
+		"untracked", evjson_u64(c->full),
+		"vmstat", "compact_migrate_scanned", evjson_u64(c->migrate_scanned),
+		"compact_free_scanned", evjson_u64(c->free_scanned),
+		"compact_daemon_wake", evjson_u64(c->kcompactd_wakes)));
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <jansson.h>
 #include <linux/memtrace.h>
 
 #include "pidtab.h"
@@ -46,6 +47,7 @@ struct compaction {
 	uint64_t runs, direct_calls, kcompactd_wakes;
 	uint64_t migrate_scanned, free_scanned;	/* every run */
 	uint64_t unpaired, no_control, full;
+	FILE *json;			/* --json: each run's record goes there too */
 };
 
 void compaction_init(struct compaction *c);
@@ -58,6 +60,8 @@ void compaction_account(struct compaction *c, const struct memtrace_ev_hdr *h, t
 void compaction_print_head(FILE *out);
 /* Runs per node, zone and order; stallers; the vmstat: line. */
 void compaction_print_totals(FILE *out, const struct compaction *c, unsigned int top);
+/* --json: the totals, added to the record rec; 0, or -1 out of memory. */
+int compaction_totals_json(json_t *rec, const struct compaction *c, unsigned int top);
 /* compactsnoop's name of a result ("complete", "partial_skipped", ...). */
 const char *compaction_status_name(uint32_t status);
 

@@ -16,6 +16,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "rmodel.h"
 #include "util.h"
 
@@ -30,6 +32,9 @@ const char *fmt_frame_name(const struct rm_frame *f, char *buf, size_t len);
 
 /* One JSON object and a newline (JSON Lines over several reports). */
 int fmt_json(FILE *out, const struct report_model *m);
+
+/* One frame as the JSON report has it (also the event modes' frames: evjson.h). */
+json_t *fmt_json_frame(const struct rm_frame *f);
 
 /* The profile, gzipped, to out.  0 or -errno with err. */
 int fmt_pprof(FILE *out, const struct report_model *m, struct mt_err *err);
@@ -54,6 +59,11 @@ int fmt_memcheck(FILE *out, const struct report_model *m);
 int fmt_write_file(const char *path, const struct report_model *m,
 		   int (*render)(FILE *out, const struct report_model *m, struct mt_err *err),
 		   struct mt_err *err);
+
+/* The same for any output: render(out, ctx, err) writes it. */
+int fmt_write_any(const char *path, const void *ctx,
+		  int (*render)(FILE *out, const void *ctx, struct mt_err *err),
+		  struct mt_err *err);
 
 /* fmt_folded() and fmt_json() in fmt_write_file()'s shape. */
 int fmt_folded_file(FILE *out, const struct report_model *m, struct mt_err *err);

@@ -25,7 +25,7 @@ static json_t *str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static json_t *frame_json(const struct rm_frame *f)
+json_t *fmt_json_frame(const struct rm_frame *f)
 {
 	char addr[24];
 
@@ -46,7 +46,7 @@ static json_t *stack_json(const struct report_model *m, const struct rm_stack *s
 	json_t *frames = json_array(), *o;
 
 	for (size_t i = 0; frames && i < s->nr_frames; i++)
-		json_array_append_new(frames, frame_json(&s->frames[i]));
+		json_array_append_new(frames, fmt_json_frame(&s->frames[i]));
 	o = json_pack("{s:o, s:o, s:o, s:o}",
 		      "bytes", uint_json(s->bytes),
 		      "count", uint_json(s->count),

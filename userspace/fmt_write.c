@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-int fmt_write_file(const char *path, const struct report_model *m,
-		   int (*render)(FILE *out, const struct report_model *m, struct mt_err *err),
-		   struct mt_err *err)
+int fmt_write_any(const char *path, const void *ctx,
+		  int (*render)(FILE *out, const void *ctx, struct mt_err *err),
+		  struct mt_err *err)
 {
 	size_t len = strlen(path) + sizeof(".tmp");
 	char *tmp = malloc(len);
@@ -25,7 +25,7 @@ int fmt_write_file(const char *path, const struct report_model *m,
 		free(tmp);
 		return ret;
 	}
-	ret = render(f, m, err);
+	ret = render(f, ctx, err);
 	/* What is renamed into place must be all there: flushed and synced. */
 	if (!ret && (fflush(f) || ferror(f) || fsync(fileno(f))))
 		ret = mt_errf(err, errno ? errno : EIO, "%s: %s", tmp,
@@ -39,4 +39,25 @@ int fmt_write_file(const char *path, const struct report_model *m,
 		unlink(tmp);
 	free(tmp);
 	return ret;
+}
+
+struct model_render {
+	const struct report_model *m;
+	int (*render)(FILE *out, const struct report_model *m, struct mt_err *err);
+};
+
+static int render_model(FILE *out, const void *ctx, struct mt_err *err)
+{
+	const struct model_render *r = ctx;
+
+	return r->render(out, r->m, err);
+}
+
+int fmt_write_file(const char *path, const struct report_model *m,
+		   int (*render)(FILE *out, const struct report_model *m, struct mt_err *err),
+		   struct mt_err *err)
+{
+	struct model_render r = { .m = m, .render = render };
+
+	return fmt_write_any(path, &r, render_model, err);
 }

@@ -24,7 +24,11 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "evjson.h"
 #include "evreader.h"
+#include "fmt.h"
+#include "pressure.h"
+#include "rmodel.h"
 #include "spawn.h"
 #include "usyms.h"
 
@@ -220,6 +224,115 @@ uint64_t growth_bytes(const struct memtrace_ev_syscall *r)
 	default:
 		return 0;
 	}
+}
+
+static const char *call_name(uint16_t type)
+{
+	switch (type) {
+	case MEMTRACE_EVT_MMAP:
+		return "mmap";
+	case MEMTRACE_EVT_MUNMAP:
+		return "munmap";
+	case MEMTRACE_EVT_MREMAP:
+		return "mremap";
+	case MEMTRACE_EVT_BRK:
+		return "brk";
+	case MEMTRACE_EVT_SHMGET:
+		return "shmget";
+	case MEMTRACE_EVT_SHMAT:
+		return "shmat";
+	case MEMTRACE_EVT_SHMDT:
+		return "shmdt";
+	default:
+		return "shmctl";
+	}
+}
+
+static json_t *hex_json(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
+
+json_t *growth_call_json(const struct memtrace_ev_syscall *r, const char *mode, const char *hms)
+{
+	json_t *rec = evjson_record(mode, call_name(r->hdr.type), hms), *args = json_array(), *more;
+	const char *errname = r->ret < 0 && r->ret > -4096 ? strerrorname_np((int)-r->ret) : NULL;
+	bool failed = r->ret < 0 && r->ret > -4096;
+	char file[MEMTRACE_FILE_NAME_LEN + 1], a_prot[4], a_map[5], flg[96];
+	const uint64_t *a = (const uint64_t *)r->args;
+
+	if (!rec)
+		return NULL;
+	for (int i = 0; args && i < 6; i++)
+		json_array_append_new(args, hex_json(a[i]));
+	memcpy(file, r->file, MEMTRACE_FILE_NAME_LEN);
+	file[MEMTRACE_FILE_NAME_LEN] = '\0';
+	if (json_object_update_new(rec, json_pack(
+		"{s:o, s:I, s:I, s:o, s:o, s:I, s:o}",
+		"monotonic_ns", evjson_u64(r->ts_ns), "pid", (json_int_t)r->pid,
+		"tid", (json_int_t)r->tid, "comm", evjson_comm(r->comm),
+		"args", args ? args : json_array(), "ret", (json_int_t)r->ret,
+		"error", failed ? json_string(errname ? errname : "?") : json_null()))) {
+		json_decref(rec);
+		return NULL;
+	}
+	switch (r->hdr.type) {
+	case MEMTRACE_EVT_MMAP:
+		growth_prot_str(a[2], a_prot);
+		growth_map_str(a[3], a_map);
+		more = json_pack("{s:o, s:o, s:s, s:s, s:o, s:o, s:o}",
+				 "address", failed ? json_null() : hex_json((uint64_t)r->ret),
+				 "length", evjson_u64(a[1]), "prot", a_prot, "map", a_map,
+				 "offset", evjson_u64(a[5]),
+				 "file", file[0] ? json_string(file) : json_null(),
+				 "file_unknown",
+				 json_boolean(r->flags & MEMTRACE_SYSCALL_FILE_UNKNOWN));
+		break;
+	case MEMTRACE_EVT_MUNMAP:
+		more = json_pack("{s:o, s:o}", "address", hex_json(a[0]), "length", evjson_u64(a[1]));
+		break;
+	case MEMTRACE_EVT_MREMAP:
+		more = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "old_address", hex_json(a[0]),
+				 "old_length", evjson_u64(a[1]), "new_length", evjson_u64(a[2]),
+				 "flags", evjson_u64(a[3]),
+				 "address", failed ? json_null() : hex_json((uint64_t)r->ret),
+				 "file", file[0] ? json_string(file) : json_null(),
+				 "file_unknown",
+				 json_boolean(r->flags & MEMTRACE_SYSCALL_FILE_UNKNOWN));
+		break;
+	case MEMTRACE_EVT_BRK:
+		more = json_pack("{s:o, s:o, s:o}", "requested", hex_json(a[0]),
+				 "break_before", hex_json(a[1]),
+				 "grown", evjson_u64(growth_bytes(r)));
+		break;
+	case MEMTRACE_EVT_SHMGET:
+		growth_shmflg_str(a[2], true, flg, sizeof(flg));
+		more = json_pack("{s:o, s:o, s:o, s:s}", "key", hex_json((uint32_t)a[0]),
+				 "size", evjson_u64(a[1]), "shmflg", hex_json((uint32_t)a[2]),
+				 "shmflg_text", flg);
+		break;
+	case MEMTRACE_EVT_SHMAT:
+		growth_shmflg_str(a[2], false, flg, sizeof(flg));
+		more = json_pack("{s:o, s:o, s:o, s:s}", "shmid", hex_json((uint32_t)a[0]),
+				 "shmaddr", hex_json(a[1]), "shmflg", hex_json((uint32_t)a[2]),
+				 "shmflg_text", flg);
+		break;
+	case MEMTRACE_EVT_SHMDT:
+		more = json_pack("{s:o}", "shmaddr", hex_json(a[0]));
+		break;
+	default:
+		more = json_pack("{s:o, s:o, s:o}", "shmid", hex_json((uint32_t)a[0]),
+				 "cmd", evjson_u64((uint32_t)a[1]), "buf", hex_json(a[2]));
+		break;
+	}
+	if (json_object_update_new(rec, more)) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
 }
 
 /* ---- totals by process and stack ---- */
@@ -483,8 +596,17 @@ struct sym_proc {
 	uint64_t drain;		/* the drain that last read its mappings */
 };
 
+/* A stack's frames as text, inlined calls their own lines: innermost first. */
+#define STACK_LINES	(MEMTRACE_MAX_FRAMES * 4)
+#define LINE_LEN	256
+
 struct growth {
 	const struct mt_options *o;
+	FILE *text;			/* the text report: stdout, or NULL (--json, --folded on it) */
+	struct evjson_out json;		/* --json */
+	int64_t mono_to_real_ns;	/* the calls' wall clock times */
+	uint64_t line_addr[STACK_LINES];
+	char lines[STACK_LINES][LINE_LEN];
 	struct growth_agg *agg;
 	struct growth_files *files;	/* --ffaults */
 	uint64_t major;			/* --faults: the major ones of calls */
@@ -549,81 +671,243 @@ static bool report_mode(const struct mt_options *o)
 	return stack_mode(o) || o->mode == MT_MODE_FFAULTS;
 }
 
-static void print_stack(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
+/* The lines of a stack into g->lines (innermost first); their number. */
+static size_t stack_lines(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
 {
 	struct sym_proc *s = sym_of(g, (int)pid, false);
-	char lines[8][256];
+	size_t at = 0;
 
-	for (uint32_t i = 0; i < nr; i++) {
-		size_t n = 0;
+	for (uint32_t i = 0; i < nr && at < STACK_LINES; i++) {
+		size_t n = 0, max = STACK_LINES - at < 8 ? STACK_LINES - at : 8;
 
 		if (s && s->u)
-			n = usyms_format(s->u, frames[i], &lines[0][0], sizeof(lines[0]), 8);
+			n = usyms_format(s->u, frames[i], g->lines[at], LINE_LEN, max);
 		if (!n) {
-			snprintf(lines[0], sizeof(lines[0]), "0x%016" PRIx64 " [unknown]", frames[i]);
+			snprintf(g->lines[at], LINE_LEN, "0x%016" PRIx64 " [unknown]", frames[i]);
 			n = 1;
 		}
 		for (size_t l = 0; l < n; l++)
-			printf("\t\t%s\n", lines[l]);
+			g->line_addr[at + l] = frames[i];
+		at += n;
 	}
-	if (!nr)
-		printf("\t\t[no user stack]\n");
+	return at;
 }
 
-static void report(struct growth *g)
+static void print_stack(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
 {
-	const struct growth_entry *const *s;
-	char hms[16];
-	time_t now = time(NULL);
-	struct tm tm;
+	size_t n = stack_lines(g, pid, frames, nr);
+
+	for (size_t l = 0; l < n; l++)
+		fprintf(g->text, "\t\t%s\n", g->lines[l]);
+	if (!n)
+		fprintf(g->text, "\t\t[no user stack]\n");
+}
+
+/* The same stack as --json's frames. */
+static json_t *stack_json(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
+{
+	size_t n = stack_lines(g, pid, frames, nr);
+	json_t *a = json_array();
+
+	for (size_t l = 0; a && l < n; l++)
+		json_array_append_new(a, evjson_frame(g->line_addr[l], g->lines[l]));
+	return a;
+}
+
+/* One folded line: the process's name, then the stack root first, and value. */
+static void fold_stack(struct growth *g, FILE *out, const struct growth_entry *e,
+		       uint64_t value)
+{
+	size_t n = stack_lines(g, e->pid, e->frames, e->nr_frames);
+	char name[512];
+
+	fputs(fmt_frame_name(&(struct rm_frame){ .function = (char *)e->comm }, name,
+			     sizeof(name)), out);
+	if (!n)
+		fputs(";[no user stack]", out);
+	while (n-- > 0) {
+		struct rm_frame f = { 0 };
+
+		if (rmodel_parse_frame(g->lines[n], &f) == 0)
+			fprintf(out, ";%s", fmt_frame_name(&f, name, sizeof(name)));
+		free(f.function);
+		free(f.module);
+		free(f.file);
+	}
+	fprintf(out, " %" PRIu64 "\n", value);
+}
+
+/* What a stack report counts for an entry: bytes (--brk, --mmap --stacks) or faults. */
+static uint64_t entry_value(const struct growth *g, const struct growth_entry *e)
+{
+	return g->o->mode == MT_MODE_FAULTS ? e->calls : e->bytes;
+}
+
+/* --folded: the report's stacks (--ffaults: files), one line each. */
+static int fold_report(FILE *out, void *ctx)
+{
+	struct growth *g = ctx;
 	size_t n;
 
-	if (!localtime_r(&now, &tm) || !strftime(hms, sizeof(hms), "%H:%M:%S", &tm))
-		snprintf(hms, sizeof(hms), "??:??:??");
+	if (g->o->mode == MT_MODE_FFAULTS) {
+		const struct growth_file *const *f;
+		uint64_t amin, amaj;
+		char name[512];
+
+		f = growth_files_sorted(g->files, &n, &amin, &amaj);
+		for (size_t i = 0; f && i < n && i < g->o->top; i++)
+			fprintf(out, "%s %" PRIu64 "\n",
+				fmt_frame_name(&(struct rm_frame){ .function = (char *)f[i]->name },
+					       name, sizeof(name)), f[i]->minor + f[i]->major);
+		if (amin + amaj)
+			fprintf(out, "[anonymous memory] %" PRIu64 "\n", amin + amaj);
+	} else {
+		const struct growth_entry *const *s = growth_agg_sorted(g->agg, &n);
+
+		for (size_t i = 0; s && i < n && i < g->o->top; i++)
+			fold_stack(g, out, s[i], entry_value(g, s[i]));
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+static int fold_report_file(FILE *out, const void *ctx, struct mt_err *err)
+{
+	int ret = fold_report(out, (void *)ctx);
+
+	return ret ? mt_errf(err, -ret, "cannot write the folded stacks") : 0;
+}
+
+static json_t *report_json(struct growth *g, const char *hms)
+{
+	json_t *rec = evjson_record(evjson_mode_name(g->o->mode), "report", hms), *a = json_array();
+	size_t n;
+
+	if (!rec || !a)
+		goto fail;
 	if (g->o->mode == MT_MODE_FFAULTS) {
 		const struct growth_file *const *f;
 		uint64_t amin, amaj;
 
 		f = growth_files_sorted(g->files, &n, &amin, &amaj);
-		printf("[%s] Page faults by file (%" PRIu64 " faults, %" PRIu64 " major):\n",
-		       hms, g->calls, g->major);
-		printf("%-40s %10s %10s\n", "FILE", "MINOR", "MAJOR");
 		for (size_t i = 0; f && i < n && i < g->o->top; i++)
-			printf("%-40s %10" PRIu64 " %10" PRIu64 "\n", f[i]->name, f[i]->minor,
-			       f[i]->major);
-		printf("%-40s %10" PRIu64 " %10" PRIu64 "\n", "[anonymous memory]", amin, amaj);
+			json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "file", f[i]->name,
+							   "minor", evjson_u64(f[i]->minor),
+							   "major", evjson_u64(f[i]->major)));
+		if (json_object_update_new(rec, json_pack(
+			"{s:o, s:o, s:o, s:{s:o, s:o}, s:o}", "faults", evjson_u64(g->calls),
+			"major", evjson_u64(g->major), "files", a,
+			"anonymous", "minor", evjson_u64(amin), "major", evjson_u64(amaj),
+			"untracked", evjson_u64(g->agg_full))))
+			goto fail_rec;
+		return rec;
+	}
+	{
+		const struct growth_entry *const *s = growth_agg_sorted(g->agg, &n);
+
+		for (size_t i = 0; s && i < n && i < g->o->top; i++)
+			json_array_append_new(a, json_pack(
+				"{s:I, s:o, s:o, s:o, s:o, s:o}", "pid", (json_int_t)s[i]->pid,
+				"comm", evjson_comm(s[i]->comm), "calls", evjson_u64(s[i]->calls),
+				"bytes", evjson_u64(s[i]->bytes), "major", evjson_u64(s[i]->major),
+				"frames", stack_json(g, s[i]->pid, s[i]->frames, s[i]->nr_frames)));
+	}
+	if (json_object_update_new(rec, json_pack("{s:o, s:o, s:o, s:o}",
+						  "calls", evjson_u64(g->calls),
+						  "major", evjson_u64(g->major), "stacks", a,
+						  "untracked", evjson_u64(g->agg_full))))
+		goto fail_rec;
+	return rec;
+fail:
+	json_decref(a);
+fail_rec:
+	json_decref(rec);
+	return NULL;
+}
+
+static void text_report(struct growth *g, const char *hms)
+{
+	const struct growth_entry *const *s;
+	FILE *t = g->text;
+	size_t n;
+
+	if (g->o->mode == MT_MODE_FFAULTS) {
+		const struct growth_file *const *f;
+		uint64_t amin, amaj;
+
+		f = growth_files_sorted(g->files, &n, &amin, &amaj);
+		fprintf(t, "[%s] Page faults by file (%" PRIu64 " faults, %" PRIu64 " major):\n",
+			hms, g->calls, g->major);
+		fprintf(t, "%-40s %10s %10s\n", "FILE", "MINOR", "MAJOR");
+		for (size_t i = 0; f && i < n && i < g->o->top; i++)
+			fprintf(t, "%-40s %10" PRIu64 " %10" PRIu64 "\n", f[i]->name, f[i]->minor,
+				f[i]->major);
+		fprintf(t, "%-40s %10" PRIu64 " %10" PRIu64 "\n", "[anonymous memory]", amin, amaj);
 		if (g->agg_full)
-			printf("(%" PRIu64 " faults not counted: out of memory for more files)\n",
-			       g->agg_full);
-		g->printed_at = g->calls;
+			fprintf(t, "(%" PRIu64 " faults not counted: out of memory for more files)\n",
+				g->agg_full);
 		return;
 	}
 	s = growth_agg_sorted(g->agg, &n);
 	if (g->o->mode == MT_MODE_FAULTS)
-		printf("[%s] Top %zu stacks by page faults (%" PRIu64 " faults, %" PRIu64
-		       " major):\n", hms, n < g->o->top ? n : (size_t)g->o->top, g->calls, g->major);
+		fprintf(t, "[%s] Top %zu stacks by page faults (%" PRIu64 " faults, %" PRIu64
+			" major):\n", hms, n < g->o->top ? n : (size_t)g->o->top, g->calls, g->major);
 	else if (g->o->mode == MT_MODE_BRK)
-		printf("[%s] Top %zu stacks by brk growth (%" PRIu64 " brk calls):\n", hms,
-		       n < g->o->top ? n : (size_t)g->o->top, g->calls);
+		fprintf(t, "[%s] Top %zu stacks by brk growth (%" PRIu64 " brk calls):\n", hms,
+			n < g->o->top ? n : (size_t)g->o->top, g->calls);
 	else
-		printf("[%s] Top %zu stacks by bytes mapped (%" PRIu64 " calls):\n", hms,
-		       n < g->o->top ? n : (size_t)g->o->top, g->calls);
+		fprintf(t, "[%s] Top %zu stacks by bytes mapped (%" PRIu64 " calls):\n", hms,
+			n < g->o->top ? n : (size_t)g->o->top, g->calls);
 	for (size_t i = 0; s && i < n && i < g->o->top; i++) {
 		if (g->o->mode == MT_MODE_FAULTS)
-			printf("\t%" PRIu64 " page faults (%" PRIu64 " major) by %s [%" PRIu32
-			       "] from stack\n", s[i]->calls, s[i]->major, s[i]->comm, s[i]->pid);
+			fprintf(t, "\t%" PRIu64 " page faults (%" PRIu64 " major) by %s [%" PRIu32
+				"] from stack\n", s[i]->calls, s[i]->major, s[i]->comm, s[i]->pid);
 		else if (g->o->mode == MT_MODE_BRK)
-			printf("\t%" PRIu64 " bytes grown in %" PRIu64 " brk calls by %s [%" PRIu32
-			       "] from stack\n", s[i]->bytes, s[i]->calls, s[i]->comm, s[i]->pid);
+			fprintf(t, "\t%" PRIu64 " bytes grown in %" PRIu64 " brk calls by %s [%" PRIu32
+				"] from stack\n", s[i]->bytes, s[i]->calls, s[i]->comm, s[i]->pid);
 		else
-			printf("\t%" PRIu64 " bytes mapped in %" PRIu64 " calls by %s [%" PRIu32
-			       "] from stack\n", s[i]->bytes, s[i]->calls, s[i]->comm, s[i]->pid);
+			fprintf(t, "\t%" PRIu64 " bytes mapped in %" PRIu64 " calls by %s [%" PRIu32
+				"] from stack\n", s[i]->bytes, s[i]->calls, s[i]->comm, s[i]->pid);
 		print_stack(g, s[i]->pid, s[i]->frames, s[i]->nr_frames);
 	}
 	if (g->agg_full)
-		printf("(%" PRIu64 " calls not counted: out of memory for more stacks)\n",
-		       g->agg_full);
+		fprintf(t, "(%" PRIu64 " calls not counted: out of memory for more stacks)\n",
+			g->agg_full);
+}
+
+/* One interval's report in each output asked for. */
+static void report(struct growth *g)
+{
+	char hms[16];
+	time_t now = time(NULL);
+	struct mt_err err;
+
+	pressure_hms(now, hms, sizeof(hms));
+	if (g->text)
+		text_report(g, hms);
+	if (g->json.f)
+		evjson_emit(g->json.f, report_json(g, hms));
+	if (g->o->folded && !g->o->folded_file)
+		fold_report(stdout, g);
+	else if (g->o->folded && fmt_write_any(g->o->folded_file, g, fold_report_file, &err))
+		fprintf(stderr, PROG ": %s\n", err.msg);
 	g->printed_at = g->calls;
+}
+
+/* --json's record of a call (--shm --stacks: with its stack). */
+static void emit_call(struct growth *g, const struct memtrace_ev_syscall *r, uint32_t nr)
+{
+	time_t when = (time_t)(((int64_t)r->ts_ns + g->mono_to_real_ns) / 1000000000LL);
+	json_t *rec;
+	char hms[16];
+
+	pressure_hms(when, hms, sizeof(hms));
+	rec = growth_call_json(r, evjson_mode_name(g->o->mode), hms);
+	if (rec && g->o->stacks &&
+	    json_object_set_new(rec, "frames", stack_json(g, r->pid, (const uint64_t *)(r + 1), nr))) {
+		json_decref(rec);
+		rec = NULL;
+	}
+	evjson_emit(g->json.f, rec);
 }
 
 static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
@@ -655,18 +939,22 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 	if (h->size < sizeof(*r) || h->type < MEMTRACE_EVT_MMAP || h->type > MEMTRACE_EVT_SHMCTL)
 		return;		/* a type newer than this reader */
 	if (!stack_mode(g->o)) {
+		uint32_t nr = r->nr_frames;
+
 		if (!growth_format_call(line, sizeof(line), r))
 			return;
-		printf("%s\n", line);
-		/* --shm --stacks: the caller's stack under each call. */
-		if (g->o->stacks) {
-			uint32_t nr = r->nr_frames;
-
-			if (nr > (h->size - sizeof(*r)) / sizeof(uint64_t))
-				nr = (uint32_t)((h->size - sizeof(*r)) / sizeof(uint64_t));
+		if (nr > (h->size - sizeof(*r)) / sizeof(uint64_t))
+			nr = (uint32_t)((h->size - sizeof(*r)) / sizeof(uint64_t));
+		if (g->o->stacks)
 			sym_seen(g, (int)r->pid);
-			print_stack(g, r->pid, (const uint64_t *)(r + 1), nr);
+		if (g->text) {
+			fprintf(g->text, "%s\n", line);
+			/* --shm --stacks: the caller's stack under each call. */
+			if (g->o->stacks)
+				print_stack(g, r->pid, (const uint64_t *)(r + 1), nr);
 		}
+		if (g->json.f)
+			emit_call(g, r, nr);
 		return;
 	}
 	if (g->o->mode == MT_MODE_BRK ? h->type != MEMTRACE_EVT_BRK :
@@ -690,24 +978,45 @@ static int drain(struct growth *g, struct evreader *er)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return -1;
 	}
-	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
+	return evjson_flush(&g->json, g->o);
 }
 
-static void print_lost(struct mt_device *dev, const struct evreader *er)
+/* The module's drops: the text's Lost: and Missed: lines, --json's "totals" record. */
+static void print_lost(struct growth *g, struct mt_device *dev, const struct evreader *er)
 {
 	struct memtrace_evstats st;
 	unsigned int cpus;
 	uint64_t lost = evreader_lost(er, &cpus);
 	struct mt_err err;
+	char hms[16];
+	time_t now = time(NULL);
+	json_t *rec;
 
-	printf("Lost: %" PRIu64 " events (ring full, or nested in another on its CPU)\n", lost);
+	if (g->text)
+		fprintf(g->text, "Lost: %" PRIu64 " events (ring full, or nested in another on "
+			"its CPU)\n", lost);
 	if (device_evstats(dev, &st, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return;
 	}
-	printf("Missed: %" PRIu64 " events (kretprobe instances exhausted); %" PRIu64
-	       " stacks cut short; %" PRIu64 " mapped files not named\n",
-	       (uint64_t)st.probe_missed, (uint64_t)st.stack_faults, (uint64_t)st.file_unknown);
+	if (g->text)
+		fprintf(g->text, "Missed: %" PRIu64 " events (kretprobe instances exhausted); %"
+			PRIu64 " stacks cut short; %" PRIu64 " mapped files not named\n",
+			(uint64_t)st.probe_missed, (uint64_t)st.stack_faults,
+			(uint64_t)st.file_unknown);
+	if (!g->json.f)
+		return;
+	pressure_hms(now, hms, sizeof(hms));
+	rec = evjson_record(evjson_mode_name(g->o->mode), "totals", hms);
+	if (rec && json_object_set_new(rec, "lost", json_pack(
+		"{s:o, s:o, s:o, s:o}", "events", evjson_u64(lost),
+		"probe_missed", evjson_u64(st.probe_missed),
+		"stacks_cut", evjson_u64(st.stack_faults),
+		"files_unnamed", evjson_u64(st.file_unknown)))) {
+		json_decref(rec);
+		rec = NULL;
+	}
+	evjson_emit(g->json.f, rec);
 }
 
 static uint32_t mode_events(enum mt_mode m)
@@ -774,7 +1083,9 @@ int growth_run(const struct mt_options *o)
 		goto out;
 	}
 	g->o = o;
-	if (device_open(&dev, NULL, &err)) {
+	g->text = evjson_text_stream(o);
+	g->mono_to_real_ns = mt_realtime_offset_ns();
+	if (evjson_open(&g->json, o, &err) || device_open(&dev, NULL, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		goto out;
 	}
@@ -850,13 +1161,15 @@ int growth_run(const struct mt_options *o)
 		status = ret == -ENOENT ? 127 : 126;
 		goto stop_quiet;
 	}
+	/* With --json or --folded on stdout the banner goes to stderr. */
 	if (report_mode(o))
-		printf("Tracing %s %s, Ctrl+C to quit.\n", o->mode == MT_MODE_BRK ? "brk growth" :
-		       o->mode == MT_MODE_MMAP ? "bytes mapped" : o->mode == MT_MODE_FAULTS ?
-		       "page faults by stack" : "page faults by file",
-		       pid ? "of one process" : "system-wide");
-	else
-		printf("%s\n", growth_header(o->mode));
+		fprintf(g->text ? g->text : stderr, "Tracing %s %s, Ctrl+C to quit.\n",
+			o->mode == MT_MODE_BRK ? "brk growth" :
+			o->mode == MT_MODE_MMAP ? "bytes mapped" : o->mode == MT_MODE_FAULTS ?
+			"page faults by stack" : "page faults by file",
+			pid ? "of one process" : "system-wide");
+	else if (g->text)
+		fprintf(g->text, "%s\n", growth_header(o->mode));
 	fflush(stdout);
 	status = 0;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -902,8 +1215,9 @@ stop:
 	if (report_mode(o) && !status && (g->printed_at != g->calls || !g->calls || ended))
 		report(g);
 	if (er.map)
-		print_lost(&dev, &er);
-	fflush(stdout);
+		print_lost(g, &dev, &er);
+	if (evjson_flush(&g->json, o) && !status)
+		status = 1;
 	if (!status && sp)
 		status = code;
 	goto out;
@@ -922,6 +1236,7 @@ out:
 			usyms_free(g->syms[i].u);
 		growth_agg_free(g->agg);
 		growth_files_free(g->files);
+		evjson_close(&g->json);
 		free(g);
 	}
 	return status;

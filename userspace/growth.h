@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
 #include <linux/memtrace.h>
 
 #include "cli.h"
@@ -33,6 +34,13 @@ const char *growth_header(enum mt_mode mode);
  * another type.
  */
 bool growth_format_call(char *buf, size_t len, const struct memtrace_ev_syscall *r);
+
+/*
+ * --json's record of one call (evjson.h): type the call's name, its
+ * arguments raw and decoded as the text line decodes them, its result.
+ * NULL: out of memory.
+ */
+json_t *growth_call_json(const struct memtrace_ev_syscall *r, const char *mode, const char *hms);
 
 /* mmap's PROT_* as "RWE" with '-' for each absent, and MAP_* as "SPFA". */
 void growth_prot_str(uint64_t prot, char out[4]);

@@ -9,6 +9,7 @@
 #include "growth.h"
 #include "pressure.h"
 #include "session.h"
+#include "use.h"
 
 #define PROG "memtrace-read"
 
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 	else if (opts.mode == MT_MODE_MMAP || opts.mode == MT_MODE_BRK || opts.mode == MT_MODE_SHM ||
 		 opts.mode == MT_MODE_FAULTS || opts.mode == MT_MODE_FFAULTS)
 		status = growth_run(&opts);
+	else if (opts.mode == MT_MODE_USE)
+		status = use_run(&opts);
 	else
 		status = session_run(&opts);
 	cli_free(&opts);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evjson.h"
 #include "pressure.h"
 
 void migration_init(struct migration *m)
@@ -48,6 +49,21 @@ static void add(struct migration_stats *s, const struct memtrace_ev_migrate *r, 
 	s->thp_failed += r->thp_failed;
 	s->thp_split += r->thp_split;
 	s->large_split += r->large_split;
+}
+
+/* Adds s's numbers to all's (a sum over reasons). */
+static void sum_stats(struct migration_stats *all, const struct migration_stats *s)
+{
+	all->calls += s->calls;
+	all->succeeded += s->succeeded;
+	all->failed += s->failed;
+	all->thp_succeeded += s->thp_succeeded;
+	all->thp_failed += s->thp_failed;
+	all->thp_split += s->thp_split;
+	all->large_split += s->large_split;
+	all->ns += s->ns;
+	if (s->max_ns > all->max_ns)
+		all->max_ns = s->max_ns;
 }
 
 static struct migration_task *task_of(struct migration *m, const struct memtrace_ev_migrate *r)
@@ -154,13 +170,7 @@ void migration_print_totals(FILE *out, const struct migration *m, unsigned int t
 		if (!s->calls)
 			continue;
 		print_stats(out, "", migration_reason_name(i), s);
-		all.calls += s->calls;
-		all.succeeded += s->succeeded;
-		all.failed += s->failed;
-		all.thp_succeeded += s->thp_succeeded;
-		all.thp_failed += s->thp_failed;
-		all.thp_split += s->thp_split;
-		all.ns += s->ns;
+		sum_stats(&all, s);
 	}
 	print_stats(out, "", "all", &all);
 	memcpy(t, m->tasks, m->nr_tasks * sizeof(t[0]));
@@ -182,4 +192,75 @@ void migration_print_totals(FILE *out, const struct migration *m, unsigned int t
 		" thp_migration_split %" PRIu64 " numa_pages_migrated %" PRIu64 "\n",
 		all.succeeded, all.failed, all.thp_succeeded, all.thp_failed, all.thp_split,
 		m->total.reason[MEMTRACE_MR_NUMA_MISPLACED].succeeded);
+}
+
+/* ---- --json ---- */
+
+static json_t *stats_json(const struct migration_stats *s)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "calls", evjson_u64(s->calls), "succeeded", evjson_u64(s->succeeded),
+			 "failed", evjson_u64(s->failed),
+			 "thp_succeeded", evjson_u64(s->thp_succeeded),
+			 "thp_failed", evjson_u64(s->thp_failed),
+			 "thp_split", evjson_u64(s->thp_split),
+			 "large_split", evjson_u64(s->large_split),
+			 "ns", evjson_u64(s->ns), "max_ns", evjson_u64(s->max_ns));
+}
+
+/* The reasons that migrated, as the text's rows; their sum in *all if not NULL. */
+static json_t *reasons_json(const struct migration_counts *c, struct migration_stats *all)
+{
+	json_t *a = json_array();
+
+	for (unsigned int i = 0; a && i < MIGRATION_REASONS; i++) {
+		const struct migration_stats *s = &c->reason[i];
+		json_t *o;
+
+		if (!s->calls)
+			continue;
+		o = stats_json(s);
+		if (o)
+			json_object_set_new(o, "reason", json_string(migration_reason_name(i)));
+		json_array_append_new(a, o);
+		if (all)
+			sum_stats(all, s);
+	}
+	return a;
+}
+
+int migration_counts_json(json_t *rec, const struct migration_counts *c)
+{
+	return json_object_set_new(rec, "reasons", reasons_json(c, NULL));
+}
+
+int migration_totals_json(json_t *rec, const struct migration *m, unsigned int top)
+{
+	struct migration_task t[MIGRATION_TASKS];
+	struct migration_stats all = { 0 };
+	json_t *reasons = reasons_json(&m->total, &all), *tasks = json_array();
+
+	memcpy(t, m->tasks, m->nr_tasks * sizeof(t[0]));
+	qsort(t, m->nr_tasks, sizeof(t[0]), by_pages);
+	for (unsigned int i = 0; tasks && i < m->nr_tasks && i < top; i++) {
+		json_t *o = stats_json(&t[i].s);
+
+		if (o) {
+			json_object_set_new(o, "pid", json_integer(t[i].pid));
+			json_object_set_new(o, "comm", evjson_comm(t[i].comm));
+		}
+		json_array_append_new(tasks, o);
+	}
+	return json_object_update_new(rec, json_pack(
+		"{s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o}}",
+		"reasons", reasons ? reasons : json_array(), "all", stats_json(&all),
+		"tasks", tasks ? tasks : json_array(), "unpaired", evjson_u64(m->unpaired),
+		"tasks_untracked", evjson_u64(m->tasks_full),
+		"vmstat", "pgmigrate_success", evjson_u64(all.succeeded),
+		"pgmigrate_fail", evjson_u64(all.failed),
+		"thp_migration_success", evjson_u64(all.thp_succeeded),
+		"thp_migration_fail", evjson_u64(all.thp_failed),
+		"thp_migration_split", evjson_u64(all.thp_split),
+		"numa_pages_migrated",
+		evjson_u64(m->total.reason[MEMTRACE_MR_NUMA_MISPLACED].succeeded)));
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
 #include <linux/memtrace.h>
 
 #include "pidtab.h"
@@ -53,5 +54,12 @@ void migration_print_head(FILE *out);
 /* One row per reason that migrated in the interval ("-" if none). */
 void migration_print_rows(FILE *out, const char *hms, const struct migration_counts *c);
 void migration_print_totals(FILE *out, const struct migration *m, unsigned int top);
+/*
+ * --json: one interval's reasons, or the totals (reasons, their sum, the
+ * -T tasks, the vmstat terms), added to the record rec; 0, or -1 out of
+ * memory.
+ */
+int migration_counts_json(json_t *rec, const struct migration_counts *c);
+int migration_totals_json(json_t *rec, const struct migration *m, unsigned int top);
 
 #endif

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "evjson.h"
 #include "evreader.h"
 #include "ksyms.h"
 #include "pidtab.h"
@@ -133,6 +134,69 @@ void pressure_print_oom_victim(FILE *out, const struct memtrace_ev_oom_victim *r
 		(uint64_t)r->pgtables_kb, (int)r->oom_score_adj);
 }
 
+json_t *pressure_oom_kill_json(const struct memtrace_ev_oom_kill *r, const char *hms,
+			       const char *memcg, struct ksyms *ks)
+{
+	const uint64_t *frames = (const uint64_t *)(r + 1);
+	uint32_t nr = r->nr_frames;
+	json_t *rec = evjson_record("oom", "oom_kill", hms), *stack = json_null(), *mc;
+	char load[64];
+
+	if (!rec)
+		return NULL;
+	pressure_loadavg(r->loadavg, load, sizeof(load));
+	if (nr > (r->hdr.size - sizeof(*r)) / sizeof(uint64_t))
+		nr = (r->hdr.size - sizeof(*r)) / sizeof(uint64_t);
+	if (nr) {
+		json_decref(stack);
+		stack = json_array();
+		for (uint32_t i = 0; stack && i < nr; i++) {
+			char name[256];
+
+			if (ks)
+				ksyms_format(ks, frames[i], name, sizeof(name));
+			else
+				snprintf(name, sizeof(name), "0x%" PRIx64, (uint64_t)frames[i]);
+			json_array_append_new(stack, evjson_frame(frames[i], name));
+		}
+	}
+	mc = !r->memcg_id ? json_null() :
+	     json_pack("{s:o, s:o, s:o, s:o}", "id", evjson_u64(r->memcg_id),
+		       "path", memcg ? json_string(memcg) : json_null(),
+		       "max_pages", evjson_u64(r->memcg_max),
+		       "current_pages", evjson_u64(r->memcg_usage));
+	if (json_object_update_new(rec, json_pack(
+		"{s:o, s:{s:I, s:o}, s:{s:I, s:o}, s:o, s:s, s:s, s:i, s:I, s:I, s:o, s:o}",
+		"monotonic_ns", evjson_u64(r->ts_ns),
+		"trigger", "pid", (json_int_t)r->trigger_pid, "comm", evjson_comm(r->trigger_comm),
+		"victim", "pid", (json_int_t)r->victim_pid, "comm", evjson_comm(r->victim_comm),
+		"pages", evjson_u64(r->totalpages), "loadavg", load,
+		"constraint", constraint_name(r->constraint), "order", (int)r->order,
+		"gfp_mask", (json_int_t)r->gfp_mask, "badness_pages", (json_int_t)r->points,
+		"memcg", mc, "trigger_stack", stack ? stack : json_null()))) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
+}
+
+json_t *pressure_oom_victim_json(const struct memtrace_ev_oom_victim *r, const char *hms)
+{
+	json_t *rec = evjson_record("oom", "oom_victim", hms);
+
+	if (rec && json_object_update_new(rec, json_pack(
+		"{s:o, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:i}",
+		"monotonic_ns", evjson_u64(r->ts_ns), "pid", (json_int_t)r->pid,
+		"comm", evjson_comm(r->comm), "total_vm_kb", evjson_u64(r->total_vm_kb),
+		"anon_rss_kb", evjson_u64(r->anon_rss_kb), "file_rss_kb", evjson_u64(r->file_rss_kb),
+		"shmem_rss_kb", evjson_u64(r->shmem_rss_kb), "uid", (json_int_t)r->uid,
+		"pgtables_kb", evjson_u64(r->pgtables_kb), "oom_score_adj", (int)r->oom_score_adj))) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
+}
+
 /* ---- cgroup ids ---- */
 
 static uint64_t walk_id;
@@ -161,8 +225,7 @@ bool pressure_cgroup_path(const char *root, uint64_t id, char *buf, size_t len)
 	return true;
 }
 
-/* Where cgroup2 is mounted, or NULL. */
-static char *cgroup2_root(void)
+char *pressure_cgroup2_root(void)
 {
 	FILE *f = setmntent("/proc/self/mounts", "r");
 	struct mntent *m;
@@ -212,7 +275,7 @@ static unsigned int log2_slot(uint64_t us)
 }
 
 static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_reclaim *r,
-			  time_t when, FILE *out)
+			  time_t when, FILE *out, FILE *json)
 {
 	bool memcg = r->flags & MEMTRACE_RECLAIM_MEMCG;
 	struct pidtab_ent *o = pidtab_get(&st->open, r->pid,
@@ -236,8 +299,22 @@ static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_rec
 	pidtab_del(&st->open, o);
 	pressure_comm(comm, r->comm);
 	pressure_hms(when, hms, sizeof(hms));
-	fprintf(out, "%-8s %-16s %-7" PRIu32 " %9.3f %7" PRIu64 "%s\n", hms, comm, r->pid,
-		lat / 1e6, (uint64_t)r->nr_reclaimed, memcg ? " memcg" : "");
+	if (out)
+		fprintf(out, "%-8s %-16s %-7" PRIu32 " %9.3f %7" PRIu64 "%s\n", hms, comm, r->pid,
+			lat / 1e6, (uint64_t)r->nr_reclaimed, memcg ? " memcg" : "");
+	if (json) {
+		json_t *rec = evjson_record("reclaim", "reclaim", hms);
+
+		if (rec && json_object_update_new(rec, json_pack(
+			"{s:o, s:I, s:o, s:o, s:o, s:b}", "monotonic_ns", evjson_u64(r->ts_ns),
+			"pid", (json_int_t)r->pid, "comm", evjson_comm(r->comm),
+			"latency_ns", evjson_u64(lat), "pages", evjson_u64(r->nr_reclaimed),
+			"memcg", memcg))) {
+			json_decref(rec);
+			rec = NULL;
+		}
+		evjson_emit(json, rec);
+	}
 	for (unsigned int i = 0; i < st->nr_procs; i++)
 		if (st->procs[i].pid == r->pid && !strcmp(st->procs[i].comm, comm))
 			p = &st->procs[i];
@@ -295,10 +372,46 @@ static void reclaim_summary(const struct reclaim_state *st, FILE *out)
 			"in the histograms)\n", st->procs_full, RECLAIM_PROCS);
 }
 
+static int reclaim_summary_json(json_t *rec, const struct reclaim_state *st)
+{
+	json_t *procs = json_array();
+
+	for (unsigned int i = 0; procs && i < st->nr_procs; i++) {
+		const struct reclaim_proc *p = &st->procs[i];
+		json_t *hist = json_array();
+		unsigned int last = 0;
+
+		for (unsigned int s = 0; s < HIST_SLOTS; s++)
+			if (p->hist[s])
+				last = s;
+		for (unsigned int s = 0; hist && s <= last; s++)
+			json_array_append_new(hist, json_pack(
+				"{s:o, s:o, s:o}", "usecs_min", evjson_u64(s ? 1ULL << (s - 1) : 0),
+				"usecs_max", evjson_u64((1ULL << s) - 1),
+				"count", evjson_u64(p->hist[s])));
+		json_array_append_new(procs, json_pack(
+			"{s:I, s:o, s:o, s:o, s:o, s:o}", "pid", (json_int_t)p->pid,
+			"comm", evjson_comm(p->comm), "reclaims", evjson_u64(p->count),
+			"pages", evjson_u64(p->pages), "ns", evjson_u64(p->total_ns),
+			"histogram", hist ? hist : json_array()));
+	}
+	return json_object_update_new(rec, json_pack(
+		"{s:{s:o, s:o}, s:{s:o, s:o}, s:o, s:o, s:o}",
+		"direct_reclaim", "reclaims", evjson_u64(st->events[0]),
+		"pages", evjson_u64(st->pages[0]),
+		"memcg_reclaim", "reclaims", evjson_u64(st->events[1]),
+		"pages", evjson_u64(st->pages[1]),
+		"unpaired", evjson_u64(st->unpaired),
+		"processes", procs ? procs : json_array(),
+		"processes_untracked", evjson_u64(st->procs_full)));
+}
+
 /* ---- the session ---- */
 
 struct pressure {
 	const struct mt_options *o;
+	FILE *text;			/* the text report: stdout, or NULL with --json on stdout */
+	struct evjson_out json;		/* --json */
 	struct ksyms *ksyms;
 	char *cgroot;
 	struct reclaim_state *reclaim;
@@ -331,7 +444,7 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 
 		/* Every record's time follows its header (evreader.h). */
 		memcpy(&ts, h + 1, sizeof(ts));
-		compaction_account(p->compaction, h, wall_of(p, ts), stdout);
+		compaction_account(p->compaction, h, wall_of(p, ts), p->text);
 		return;
 	}
 	switch (h->type) {
@@ -344,35 +457,43 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 			return;
 		if (r->memcg_id && p->cgroot)
 			named = pressure_cgroup_path(p->cgroot, r->memcg_id, path, sizeof(path));
-		pressure_print_oom_kill(stdout, r, wall_of(p, r->ts_ns), named ? path : NULL,
-					p->ksyms);
+		if (p->text)
+			pressure_print_oom_kill(p->text, r, wall_of(p, r->ts_ns),
+						named ? path : NULL, p->ksyms);
+		if (p->json.f) {
+			char hms[16];
+
+			pressure_hms(wall_of(p, r->ts_ns), hms, sizeof(hms));
+			evjson_emit(p->json.f, pressure_oom_kill_json(r, hms, named ? path : NULL,
+								      p->ksyms));
+		}
 		p->kills++;
 		break;
 	}
 	case MEMTRACE_EVT_OOM_VICTIM:
-		if (h->size >= sizeof(struct memtrace_ev_oom_victim))
-			pressure_print_oom_victim(stdout, (const void *)h);
+		if (h->size < sizeof(struct memtrace_ev_oom_victim))
+			break;
+		if (p->text)
+			pressure_print_oom_victim(p->text, (const void *)h);
+		if (p->json.f) {
+			const struct memtrace_ev_oom_victim *v = (const void *)h;
+			char hms[16];
+
+			pressure_hms(wall_of(p, v->ts_ns), hms, sizeof(hms));
+			evjson_emit(p->json.f, pressure_oom_victim_json(v, hms));
+		}
 		break;
 	case MEMTRACE_EVT_RECLAIM_BEGIN:
 	case MEMTRACE_EVT_RECLAIM_END: {
 		const struct memtrace_ev_reclaim *r = (const void *)h;
 
 		if (p->reclaim && h->size >= sizeof(*r))
-			reclaim_event(p->reclaim, r, wall_of(p, r->ts_ns), stdout);
+			reclaim_event(p->reclaim, r, wall_of(p, r->ts_ns), p->text, p->json.f);
 		break;
 	}
 	default:
 		break;		/* a type newer than this reader */
 	}
-}
-
-static int64_t mono_to_real(void)
-{
-	struct timespec m, r;
-
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	clock_gettime(CLOCK_REALTIME, &r);
-	return (r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
 }
 
 static int drain(struct pressure *p, struct evreader *er)
@@ -383,33 +504,59 @@ static int drain(struct pressure *p, struct evreader *er)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return -1;
 	}
-	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
+	return evjson_flush(&p->json, p->o);
 }
 
-static void print_lost(const struct evreader *er)
+/* The module's drops: the text's Lost: (and Missed:) lines, and --json's "lost". */
+static void print_lost(const struct pressure *p, const struct evreader *er, json_t *rec)
 {
 	struct memtrace_evstats st;
 	unsigned int cpus;
-	uint64_t lost = evreader_lost(er, &cpus);
+	uint64_t lost = evreader_lost(er, &cpus), missed = 0;
+	json_t *per_cpu = json_object();
 	struct mt_err err;
 
-	printf("Lost: %" PRIu64 " events (ring full, or nested in another on its CPU)", lost);
+	if (device_evstats(er->dev, &st, &err) == 0)
+		missed = st.probe_missed;
+	for (uint32_t c = 0; c < er->info.nr_cpus; c++) {
+		const struct memtrace_evring_meta *m =
+			(const void *)(er->map + c * er->info.cpu_stride);
+		uint64_t l = __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
+		char cpu[16];
+
+		if (!l)
+			continue;
+		snprintf(cpu, sizeof(cpu), "%u", c);
+		if (per_cpu)
+			json_object_set_new(per_cpu, cpu, evjson_u64(l));
+	}
+	if (rec)
+		json_object_set_new(rec, "lost", json_pack("{s:o, s:o, s:o}",
+							   "events", evjson_u64(lost),
+							   "cpus", per_cpu ? per_cpu : json_object(),
+							   "probe_missed", evjson_u64(missed)));
+	else
+		json_decref(per_cpu);
+	if (!p->text)
+		return;
+	fprintf(p->text, "Lost: %" PRIu64 " events (ring full, or nested in another on its CPU)",
+		lost);
 	if (lost) {
-		printf(":");
+		fprintf(p->text, ":");
 		for (uint32_t c = 0; c < er->info.nr_cpus; c++) {
 			const struct memtrace_evring_meta *m =
 				(const void *)(er->map + c * er->info.cpu_stride);
 			uint64_t l = __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
 
 			if (l)
-				printf(" cpu%u %" PRIu64, c, l);
+				fprintf(p->text, " cpu%u %" PRIu64, c, l);
 		}
 	}
-	printf("\n");
+	fprintf(p->text, "\n");
 	/* The OOM kprobe's hits the kernel dropped (nested in another probe). */
-	if (device_evstats(er->dev, &st, &err) == 0 && st.probe_missed)
-		printf("Missed: %" PRIu64 " OOM kill events (kprobe hits the kernel dropped)\n",
-		       (uint64_t)st.probe_missed);
+	if (missed)
+		fprintf(p->text, "Missed: %" PRIu64 " OOM kill events (kprobe hits the kernel "
+			"dropped)\n", missed);
 }
 
 /* Shrinkers are named from /proc/kallsyms as it is now (modules come and go). */
@@ -421,23 +568,91 @@ static void refresh_ksyms(struct pressure *p)
 		ksyms_refresh(p->ksyms, &err);
 }
 
-/* Ends an interval of --vmscan or --migration: its rows. */
+/* Ends an interval of --vmscan or --migration: its rows, its record. */
 static void interval_rows(struct pressure *p)
 {
+	const struct vmscan_counts *vc = NULL;
+	const struct migration_counts *mc = NULL;
 	struct timespec now;
+	json_t *rec = NULL;
 	char hms[16];
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	pressure_hms(time(NULL), hms, sizeof(hms));
+	if (p->json.f)
+		rec = evjson_record(evjson_mode_name(p->o->mode), "interval", hms);
 	if (p->migration) {
-		migration_print_rows(stdout, hms, migration_interval(p->migration));
-		return;
+		mc = migration_interval(p->migration);
+		if (p->text)
+			migration_print_rows(p->text, hms, mc);
+		if (rec && migration_counts_json(rec, mc)) {
+			json_decref(rec);
+			rec = NULL;
+		}
+	} else {
+		refresh_ksyms(p);
+		vc = vmscan_interval(p->vmscan, (uint64_t)now.tv_sec * 1000000000ULL +
+				     (uint64_t)now.tv_nsec);
+		if (p->text)
+			vmscan_print_row(p->text, hms, vc, p->o->top, p->ksyms);
+		if (rec && vmscan_counts_json(rec, vc, p->o->top, p->ksyms)) {
+			json_decref(rec);
+			rec = NULL;
+		}
 	}
-	refresh_ksyms(p);
-	vmscan_print_row(stdout, hms,
-			 vmscan_interval(p->vmscan, (uint64_t)now.tv_sec * 1000000000ULL +
-					 (uint64_t)now.tv_nsec),
-			 p->o->top, p->ksyms);
+	if (p->json.f)
+		evjson_emit(p->json.f, rec);
+}
+
+/* The end: the mode's totals in text and as --json's "totals" record. */
+static void totals(struct pressure *p, const struct evreader *er)
+{
+	FILE *t = p->text;
+	json_t *rec = NULL;
+	char hms[16];
+	int ret = 0;
+
+	pressure_hms(time(NULL), hms, sizeof(hms));
+	if (p->json.f)
+		rec = evjson_record(evjson_mode_name(p->o->mode), "totals", hms);
+	if (p->reclaim) {
+		if (t)
+			reclaim_summary(p->reclaim, t);
+		if (rec)
+			ret = reclaim_summary_json(rec, p->reclaim);
+	}
+	if (p->compaction) {
+		if (t)
+			compaction_print_totals(t, p->compaction, p->o->top);
+		if (rec)
+			ret = compaction_totals_json(rec, p->compaction, p->o->top);
+	}
+	if (p->migration) {
+		if (t)
+			migration_print_totals(t, p->migration, p->o->top);
+		if (rec)
+			ret = migration_totals_json(rec, p->migration, p->o->top);
+	}
+	if (p->vmscan) {
+		refresh_ksyms(p);
+		if (t)
+			vmscan_print_totals(t, p->vmscan, p->o->top, p->ksyms);
+		if (rec)
+			ret = vmscan_totals_json(rec, p->vmscan, p->o->top, p->ksyms);
+	}
+	if (p->o->mode == MT_MODE_OOM) {
+		if (t)
+			fprintf(t, "%" PRIu64 " OOM kills\n", p->kills);
+		if (rec)
+			ret = json_object_set_new(rec, "oom_kills", evjson_u64(p->kills));
+	}
+	if (ret) {
+		json_decref(rec);
+		rec = NULL;
+	}
+	print_lost(p, er, rec);
+	if (p->json.f)
+		evjson_emit(p->json.f, rec);
 }
 
 /*
@@ -457,12 +672,13 @@ int pressure_run(const struct mt_options *o)
 			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
 			   o->mode == MT_MODE_COMPACTION ? "--compaction" :
 			   o->mode == MT_MODE_MIGRATION ? "--migration" : "--reclaim";
-	struct pressure p = { .o = o };
+	struct pressure p = { .o = o, .text = evjson_text_stream(o) };
 	struct memtrace_config cfg;
 	struct evreader er = { 0 };
 	struct mt_device dev;
 	struct timespec deadline;
 	struct mt_err err;
+	FILE *banner;
 	int sigfd = -1, status = 1;
 
 	dev.fd = -1;
@@ -493,14 +709,15 @@ int pressure_run(const struct mt_options *o)
 	}
 	if (o->mode == MT_MODE_COMPACTION || o->mode == MT_MODE_MIGRATION)
 		cfg.evring_pages = VMSCAN_EVRING_PAGES;
-	if (device_configure(&dev, &cfg, &err) || device_start(&dev, &err) ||
+	if (evjson_open(&p.json, o, &err) ||
+	    device_configure(&dev, &cfg, &err) || device_start(&dev, &err) ||
 	    evreader_open(&er, &dev, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		goto out;
 	}
 	p.ksyms = ksyms_new(NULL);
-	p.cgroot = cgroup2_root();
-	p.mono_to_real_ns = mono_to_real();
+	p.cgroot = pressure_cgroup2_root();
+	p.mono_to_real_ns = mt_realtime_offset_ns();
 	if (o->mode == MT_MODE_VMSCAN) {
 		p.vmscan = malloc(sizeof(*p.vmscan));
 		if (!p.vmscan) {
@@ -524,6 +741,7 @@ int pressure_run(const struct mt_options *o)
 			goto out;
 		}
 		compaction_init(p.compaction);
+		p.compaction->json = p.json.f;
 	}
 	if (o->mode == MT_MODE_RECLAIM) {
 		p.reclaim = calloc(1, sizeof(*p.reclaim));
@@ -537,21 +755,25 @@ int pressure_run(const struct mt_options *o)
 		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		goto out;
 	}
-	if (o->mode == MT_MODE_OOM) {
-		printf("Tracing OOM kills, Ctrl+C to quit.\n");
-	} else if (o->mode == MT_MODE_VMSCAN) {
-		printf("Tracing page reclaim every %u s, Ctrl+C to quit.\n", o->interval_s);
-		vmscan_print_head(stdout);
-	} else if (o->mode == MT_MODE_MIGRATION) {
-		printf("Tracing page migration every %u s, Ctrl+C to quit.\n", o->interval_s);
-		migration_print_head(stdout);
-	} else if (o->mode == MT_MODE_COMPACTION) {
-		printf("Tracing compaction, Ctrl+C to quit.\n");
-		compaction_print_head(stdout);
-	} else {
-		printf("Tracing direct reclaim, Ctrl+C to quit.\n%-8s %-16s %-7s %9s %7s\n",
-		       "TIME", "COMM", "PID", "LAT(ms)", "PAGES");
-	}
+	/* With --json on stdout the banner goes to stderr: the records alone on stdout. */
+	banner = p.text ? p.text : stderr;
+	if (o->mode == MT_MODE_OOM)
+		fprintf(banner, "Tracing OOM kills, Ctrl+C to quit.\n");
+	else if (o->mode == MT_MODE_VMSCAN || o->mode == MT_MODE_MIGRATION)
+		fprintf(banner, "Tracing %s every %u s, Ctrl+C to quit.\n",
+			o->mode == MT_MODE_VMSCAN ? "page reclaim" : "page migration", o->interval_s);
+	else
+		fprintf(banner, "Tracing %s, Ctrl+C to quit.\n",
+			o->mode == MT_MODE_COMPACTION ? "compaction" : "direct reclaim");
+	if (p.text && o->mode == MT_MODE_VMSCAN)
+		vmscan_print_head(p.text);
+	else if (p.text && o->mode == MT_MODE_MIGRATION)
+		migration_print_head(p.text);
+	else if (p.text && o->mode == MT_MODE_COMPACTION)
+		compaction_print_head(p.text);
+	else if (p.text && o->mode == MT_MODE_RECLAIM)
+		fprintf(p.text, "%-8s %-16s %-7s %9s %7s\n", "TIME", "COMM", "PID", "LAT(ms)",
+			"PAGES");
 	fflush(stdout);
 	status = 0;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -588,25 +810,15 @@ stop:
 	/* What the rings still hold was written before the stop. */
 	if (!status && drain(&p, &er))
 		status = 1;
-	if (p.reclaim && !status)
-		reclaim_summary(p.reclaim, stdout);
-	if (p.compaction && !status)
-		compaction_print_totals(stdout, p.compaction, o->top);
-	if (p.migration && !status)
-		migration_print_totals(stdout, p.migration, o->top);
-	if (p.vmscan && !status) {
-		refresh_ksyms(&p);
-		vmscan_print_totals(stdout, p.vmscan, o->top, p.ksyms);
-	}
-	if (er.map) {
-		if (o->mode == MT_MODE_OOM)
-			printf("%" PRIu64 " OOM kills\n", p.kills);
-		print_lost(&er);
-	}
+	if (er.map && !status)
+		totals(&p, &er);
+	if (evjson_flush(&p.json, o) && !status)
+		status = 1;
 	fflush(stdout);
 out:
 	evreader_close(&er);
 	device_close(&dev);
+	evjson_close(&p.json);
 	if (sigfd >= 0)
 		close(sigfd);
 	ksyms_free(p.ksyms);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <jansson.h>
 #include <linux/memtrace.h>
 
 #include "cli.h"
@@ -26,6 +27,9 @@ int pressure_run(const struct mt_options *o);
  * buf; false if none is found (a cgroup removed since).
  */
 bool pressure_cgroup_path(const char *root, uint64_t id, char *buf, size_t len);
+
+/* Where cgroup2 is mounted (malloc'd), or NULL. */
+char *pressure_cgroup2_root(void);
 
 /* A task name from a record (MEMTRACE_COMM_LEN bytes, maybe unterminated) into dst[MEMTRACE_COMM_LEN + 1]. */
 void pressure_comm(char *dst, const char *src);
@@ -44,5 +48,10 @@ void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, ti
 			     const char *memcg, struct ksyms *ks);
 /* The victim's memory when it was marked, as the kernel's "Killed process" line. */
 void pressure_print_oom_victim(FILE *out, const struct memtrace_ev_oom_victim *r);
+
+/* The same two as --json records (evjson.h); hms: the record's time.  NULL: out of memory. */
+json_t *pressure_oom_kill_json(const struct memtrace_ev_oom_kill *r, const char *hms,
+			       const char *memcg, struct ksyms *ks);
+json_t *pressure_oom_victim_json(const struct memtrace_ev_oom_victim *r, const char *hms);
 
 #endif

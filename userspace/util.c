@@ -6,6 +6,7 @@
 #include <sys/signalfd.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 int mt_errf(struct mt_err *err, int code, const char *fmt, ...)
 {
@@ -43,4 +44,13 @@ int stop_signals_fd(void)
 	if (sigprocmask(SIG_BLOCK, &signals, NULL))
 		return -1;
 	return signalfd(-1, &signals, SFD_CLOEXEC);
+}
+
+int64_t mt_realtime_offset_ns(void)
+{
+	struct timespec m, r;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	return (r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
 }

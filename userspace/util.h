@@ -50,4 +50,7 @@ void mt_group_thousands(uint64_t v, char *buf, size_t len);
  */
 int stop_signals_fd(void);
 
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now: the wall clock of a record's monotonic time. */
+int64_t mt_realtime_offset_ns(void);
+
 #endif

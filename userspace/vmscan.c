@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evjson.h"
 #include "ksyms.h"
 
 /* pidtab_ent.flags */
@@ -388,4 +389,97 @@ void vmscan_print_totals(FILE *out, const struct vmscan *v, unsigned int top, st
 		sum_who(c->scan, 0), sum_who(c->scan, 1), sum_who(c->steal, 0),
 		sum_who(c->steal, 1), c->kswapd_runs, c->slab_scanned,
 		c->written[0] + c->written[1]);
+}
+
+/* ---- --json ---- */
+
+static json_t *anon_file_json(const uint64_t v[2])
+{
+	return json_pack("{s:o, s:o}", "anon", evjson_u64(v[0]), "file", evjson_u64(v[1]));
+}
+
+static json_t *per_who_json(const uint64_t a[VMSCAN_NR_WHO][2])
+{
+	return json_pack("{s:o, s:o, s:o}", "kswapd", anon_file_json(a[VMSCAN_KSWAPD]),
+			 "direct", anon_file_json(a[VMSCAN_DIRECT]),
+			 "memcg", anon_file_json(a[VMSCAN_MEMCG]));
+}
+
+static json_t *shrinkers_json(const struct vmscan_counts *c, unsigned int top, struct ksyms *ks)
+{
+	struct vmscan_shrinker s[VMSCAN_SHRINKERS];
+	unsigned int n = c->nr_shrinkers;
+	json_t *a = json_array();
+
+	memcpy(s, c->shrinkers, n * sizeof(s[0]));
+	qsort(s, n, sizeof(s[0]), by_time);
+	for (unsigned int i = 0; a && i < n && i < top; i++) {
+		char name[256], addr[24];
+
+		vmscan_shrinker_name(ks, s[i].fn, name, sizeof(name));
+		snprintf(addr, sizeof(addr), "0x%016" PRIx64, s[i].fn);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
+						   "name", name, "scan_objects", addr,
+						   "calls", evjson_u64(s[i].calls),
+						   "scanned", evjson_u64(s[i].scanned),
+						   "freed", evjson_u64(s[i].freed),
+						   "ns", evjson_u64(s[i].ns),
+						   "max_ns", evjson_u64(s[i].max_ns)));
+	}
+	return a;
+}
+
+int vmscan_counts_json(json_t *rec, const struct vmscan_counts *c, unsigned int top,
+		       struct ksyms *ks)
+{
+	json_t *lru = json_object();
+
+	for (unsigned int l = 0; lru && l < VMSCAN_NR_LRU; l++)
+		json_object_set_new(lru, lru_names[l],
+				    json_pack("{s:o, s:o, s:o, s:o, s:o}",
+					      "scanned", evjson_u64(c->lru_scanned[l]),
+					      "taken", evjson_u64(c->lru_taken[l]),
+					      "reclaimed", evjson_u64(c->lru_reclaimed[l]),
+					      "activated", evjson_u64(c->lru_activated[l]),
+					      "deactivated", evjson_u64(c->lru_deactivated[l])));
+	return json_object_update_new(rec, json_pack(
+		"{s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:{s:o, s:o, s:o}, s:o, s:o, s:o, "
+		"s:{s:o, s:o, s:o, s:o}, s:o, s:o, s:o}",
+		"kswapd", "runs", evjson_u64(c->kswapd_runs), "ns", evjson_u64(c->kswapd_ns),
+		"wakeups", evjson_u64(c->kswapd_wakeups),
+		"direct_reclaim", "reclaims", evjson_u64(c->reclaims[0]),
+		"ns", evjson_u64(c->reclaim_ns[0]), "pages", evjson_u64(c->reclaim_pages[0]),
+		"memcg_reclaim", "reclaims", evjson_u64(c->reclaims[1]),
+		"ns", evjson_u64(c->reclaim_ns[1]), "pages", evjson_u64(c->reclaim_pages[1]),
+		"scanned", per_who_json(c->scan),
+		"reclaimed", per_who_json(c->steal),
+		"lru", lru ? lru : json_object(),
+		"slab", "calls", evjson_u64(c->slab_calls), "scanned", evjson_u64(c->slab_scanned),
+		"freed", evjson_u64(c->slab_freed), "ns", evjson_u64(c->slab_ns),
+		"shrinkers", shrinkers_json(c, top, ks),
+		"shrinkers_untracked", evjson_u64(c->shrinkers_full),
+		"written", anon_file_json(c->written)));
+}
+
+int vmscan_totals_json(json_t *rec, const struct vmscan *v, unsigned int top, struct ksyms *ks)
+{
+	const struct vmscan_counts *c = &v->total;
+
+	if (vmscan_counts_json(rec, c, top, ks))
+		return -1;
+	return json_object_update_new(rec, json_pack(
+		"{s:b, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}}",
+		"mglru", v->mglru, "unpaired", evjson_u64(v->unpaired),
+		"vmstat",
+		"pgscan_kswapd", evjson_u64(c->scan[VMSCAN_KSWAPD][0] + c->scan[VMSCAN_KSWAPD][1]),
+		"pgscan_direct", evjson_u64(c->scan[VMSCAN_DIRECT][0] + c->scan[VMSCAN_DIRECT][1]),
+		"pgsteal_kswapd", evjson_u64(c->steal[VMSCAN_KSWAPD][0] + c->steal[VMSCAN_KSWAPD][1]),
+		"pgsteal_direct", evjson_u64(c->steal[VMSCAN_DIRECT][0] + c->steal[VMSCAN_DIRECT][1]),
+		"pgscan_anon", evjson_u64(sum_who(c->scan, 0)),
+		"pgscan_file", evjson_u64(sum_who(c->scan, 1)),
+		"pgsteal_anon", evjson_u64(sum_who(c->steal, 0)),
+		"pgsteal_file", evjson_u64(sum_who(c->steal, 1)),
+		"pageoutrun", evjson_u64(c->kswapd_runs),
+		"slabs_scanned", evjson_u64(c->slab_scanned),
+		"nr_vmscan_write", evjson_u64(c->written[0] + c->written[1])));
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
 #include <linux/memtrace.h>
 
 #include "pidtab.h"
@@ -76,6 +77,14 @@ void vmscan_print_row(FILE *out, const char *hms, const struct vmscan_counts *c,
 /* The session's totals, with the terms /proc/vmstat counts them in. */
 void vmscan_print_totals(FILE *out, const struct vmscan *v, unsigned int top,
 			 struct ksyms *ks);
+/*
+ * --json: one interval's counts (and its -T slowest shrinkers) added to
+ * the record rec; the session's totals with the mode's notes and the
+ * vmstat terms.  0, or -1 out of memory.
+ */
+int vmscan_counts_json(json_t *rec, const struct vmscan_counts *c, unsigned int top,
+		       struct ksyms *ks);
+int vmscan_totals_json(json_t *rec, const struct vmscan *v, unsigned int top, struct ksyms *ks);
 /* The shrinker named by its scan function, in buf. */
 void vmscan_shrinker_name(struct ksyms *ks, uint64_t fn, char *buf, size_t len);
 

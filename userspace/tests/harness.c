@@ -185,6 +185,8 @@ int main(int argc, char **argv)
 	migration_tests();
 	unwtab_tests();
 	growth_tests();
+	evjson_tests();
+	use_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -68,5 +68,7 @@ void compaction_tests(void);
 void migration_tests(void);
 void unwtab_tests(void);
 void growth_tests(void);
+void evjson_tests(void);
+void use_tests(void);
 
 #endif

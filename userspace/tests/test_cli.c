@@ -214,6 +214,20 @@ static void test_formats(void)
 	r = PARSE(&o, &e, "-S", "je_", "-O", "jemalloc", "--wa-missing-free", "-c", "true");
 	check(r == 0 && !strcmp(o.symbols_prefix, "je_") && o.mode == MT_MODE_USER,
 	      "cli parses memleak's -S and --wa-missing-free");
+	/* The pressure and growth modes write --json records; the stack ones fold. */
+	r = PARSE(&o, &e, "--oom", "--json");
+	check(r == 0 && o.mode == MT_MODE_OOM && o.json && !cli_text_report(&o),
+	      "cli: --oom --json: records instead of the text");
+	r = PARSE(&o, &e, "--vmscan", "--json=/tmp/v.json", "1", "5");
+	check(r == 0 && o.mode == MT_MODE_VMSCAN && cli_text_report(&o),
+	      "cli: --vmscan --json=FILE keeps the text");
+	r = PARSE(&o, &e, "--brk", "--folded", "--json=/tmp/b.json", "-c", "true");
+	check(r == 0 && o.mode == MT_MODE_BRK && cli_growth_folds(&o) && !cli_text_report(&o),
+	      "cli: --brk folds its stacks, --json=FILE beside");
+	r = PARSE(&o, &e, "--mmap", "--stacks", "--folded=/tmp/m.folded");
+	check(r == 0 && cli_growth_folds(&o), "cli: --mmap --stacks folds");
+	r = PARSE(&o, &e, "--ffaults", "--folded");
+	check(r == 0 && cli_growth_folds(&o), "cli: --ffaults folds by file");
 }
 
 void cli_tests(void)
@@ -227,6 +241,14 @@ void cli_tests(void)
 	EXPECT_ERROR("memleak has no --slab", "--slab", "--memleak-format");
 	EXPECT_ERROR("-a prints text lines", "-a", "--json");
 	EXPECT_ERROR("cannot be combined with --pprof", "--oom", "--pprof", "x");
+	EXPECT_ERROR("--reclaim reports memory pressure events, not allocations: it cannot be "
+		     "combined with --folded (it has no stacks to fold", "--reclaim", "--folded");
+	EXPECT_ERROR("--mmap reports system calls, not allocations: it cannot be combined with "
+		     "--folded (it prints each call", "--mmap", "--folded");
+	EXPECT_ERROR("--shm reports system calls, not allocations: it cannot be combined with "
+		     "--svg", "--shm", "--svg", "x");
+	EXPECT_ERROR("--faults reports page faults, not allocations: it cannot be combined with "
+		     "--pprof", "--faults", "--pprof", "x");
 	test_kernel_filters();
 	EXPECT_ERROR("--by-comm 'averyveryverylongname'", "--by-comm", "averyveryverylongname");
 	EXPECT_ERROR("--by-comm '': a task name is 1 to 15", "--by-comm", "");

@@ -1,0 +1,310 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# --json (and --folded where there are stacks) of the pressure and growth
+# modes: one memtrace-read writes its text on stdout and --json=FILE (and
+# --folded=FILE) from the same records, so every number of the JSON
+# records must be the text's, line by line: tests/progs/memgrowth's
+# system calls and page faults (--brk, --mmap, --shm, --faults,
+# --ffaults), a memcg's OOM kill by memhog (--oom), a memcg reclaiming
+# ext4's page cache (--reclaim, --vmscan), compact_memory (--compaction,
+# --migration).  The records' schema is checked on the host
+# (userspace/tests: docs/memtrace-report.schema.json); here each record
+# is JSON whose fields say what the text line says.
+# mtt-timeout: 400
+. "${0%/*}/lib.sh"
+
+if ! load_memtrace; then
+	not_ok "load memtrace.ko"
+	exit 0
+fi
+cd /tmp || exit 0
+D=/tmp/fmt-ev
+rm -rf "$D" && mkdir -p "$D"
+
+# ev.py FILE WHAT: the JSON records of FILE (JSON Lines), as text lines the
+# text report's own lines can be compared with.
+cat >"$D/ev.py" <<'EOF'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+what = sys.argv[2]
+for r in recs:
+    assert r["memtrace_event"] == 1 and r["time"] and r["mode"], r
+def last(t):
+    return [r for r in recs if r["type"] == t][-1]
+if what == "types":
+    print(" ".join(sorted({r["mode"] + "/" + r["type"] for r in recs})))
+elif what == "stack-pairs":       # --brk, --mmap --stacks, --faults: "bytes calls major"
+    for s in last("report")["stacks"]:
+        print(s["bytes"], s["calls"], s["major"], s["comm"], s["pid"])
+elif what == "stack-frames":      # the functions of the biggest stack, innermost first
+    print(" ".join(f["function"] or "?" for f in last("report")["stacks"][0]["frames"]))
+elif what == "files":             # --ffaults: "file minor major"
+    r = last("report")
+    for f in r["files"]:
+        print(f["file"], f["minor"], f["major"])
+    print("[anonymous memory]", r["anonymous"]["minor"], r["anonymous"]["major"])
+elif what == "mmap-lines":        # --mmap: mmapsnoop's columns
+    for r in recs:
+        if r["type"] == "mmap":
+            print(r["pid"], r["comm"], r["prot"], r["map"], r["offset"] // 1024,
+                  r["length"] // 1024, r["file"] or "")
+elif what == "calls":             # "type pid" of each call
+    for r in recs:
+        if r["type"] not in ("totals", "report"):
+            print(r["type"], r["pid"])
+elif what == "lost":
+    print(last("totals")["lost"]["events"])
+elif what == "oom-lines":         # the text's first two lines and the victim's
+    for r in recs:
+        if r["type"] == "oom_kill":
+            print('Triggered by PID %d ("%s"), OOM kill of PID %d ("%s"), %d pages, loadavg: %s'
+                  % (r["trigger"]["pid"], r["trigger"]["comm"], r["victim"]["pid"],
+                     r["victim"]["comm"], r["pages"], r["loadavg"]))
+            print("\tconstraint: %s, order %d, gfp_mask 0x%x, badness %d pages"
+                  % (r["constraint"], r["order"], r["gfp_mask"], r["badness_pages"]))
+            m = r["memcg"]
+            print("\tmemcg: %s (id %d), memory.max %d pages, memory.current %d pages"
+                  % (m["path"], m["id"], m["max_pages"], m["current_pages"]))
+            print("\tstack frames %d" % len(r["trigger_stack"] or []))
+        elif r["type"] == "oom_victim":
+            print("\tkilled process %d (%s) total-vm:%dkB, anon-rss:%dkB, file-rss:%dkB, "
+                  "shmem-rss:%dkB, UID:%d pgtables:%dkB oom_score_adj:%d"
+                  % (r["pid"], r["comm"], r["total_vm_kb"], r["anon_rss_kb"],
+                     r["file_rss_kb"], r["shmem_rss_kb"], r["uid"], r["pgtables_kb"],
+                     r["oom_score_adj"]))
+    print("%d OOM kills" % last("totals")["oom_kills"])
+elif what == "reclaim-lines":     # drsnoop's lines, then the summary's first line
+    for r in recs:
+        if r["type"] == "reclaim":
+            print("%-8s %-16s %-7d %9.3f %7d%s" % (r["time"], r["comm"], r["pid"],
+                  r["latency_ns"] / 1e6, r["pages"], " memcg" if r["memcg"] else ""))
+    t = last("totals")
+    print("Direct reclaim: %d reclaims, %d pages reclaimed; memcg reclaim: %d reclaims, "
+          "%d pages reclaimed" % (t["direct_reclaim"]["reclaims"], t["direct_reclaim"]["pages"],
+                                  t["memcg_reclaim"]["reclaims"], t["memcg_reclaim"]["pages"]))
+elif what == "vmscan-rows":       # each interval's row without its time, then the vmstat: line
+    for r in recs:
+        if r["type"] == "interval":
+            sa = sum(r["scanned"][w]["anon"] for w in ("kswapd", "direct", "memcg"))
+            sf = sum(r["scanned"][w]["file"] for w in ("kswapd", "direct", "memcg"))
+            ra = sum(r["reclaimed"][w]["anon"] for w in ("kswapd", "direct", "memcg"))
+            rf = sum(r["reclaimed"][w]["file"] for w in ("kswapd", "direct", "memcg"))
+            print("%6d %9.3f %6d %9.3f %6d %9.3f %9.3f %6d %8d %8d %8d %8d" % (
+                r["kswapd"]["runs"], r["kswapd"]["ns"] / 1e6,
+                r["direct_reclaim"]["reclaims"], r["direct_reclaim"]["ns"] / 1e6,
+                r["memcg_reclaim"]["reclaims"], r["memcg_reclaim"]["ns"] / 1e6,
+                r["slab"]["ns"] / 1e6, r["written"]["anon"] + r["written"]["file"],
+                sa, ra, sf, rf))
+    print("vmstat: " + " ".join("%s %d" % kv for kv in last("totals")["vmstat"].items()))
+elif what == "compaction-lines":  # compactsnoop's lines without the time, then vmstat:
+    for r in recs:
+        if r["type"] == "run":
+            lat = "%9s" % "?" if r["latency_ns"] is None else "%9.3f" % (r["latency_ns"] / 1e6)
+            print("%-16s %-7d %4d %-8s %5d %-5s %s %-17s %9d %9d%s" % (
+                r["comm"], r["pid"], r["node"], r["zone"], r["order"],
+                "sync" if r["sync"] else "async", lat,
+                r["status"], r["migrate_scanned"], r["free_scanned"],
+                " direct" if r["direct"] else ""))
+    print("vmstat: " + " ".join("%s %d" % kv for kv in last("totals")["vmstat"].items()))
+elif what == "migration":         # the intervals' rows (reason calls succeeded failed), vmstat:
+    for r in recs:
+        if r["type"] == "interval":
+            for x in r["reasons"]:
+                print(x["reason"], x["calls"], x["succeeded"], x["failed"])
+    print("vmstat: " + " ".join("%s %d" % kv for kv in last("totals")["vmstat"].items()))
+EOF
+ev() { python3 "$D/ev.py" "$@" 2>&1; }
+
+# --- growth modes: memgrowth's calls and faults ------------------------------
+N=5
+memtrace-read --brk --json="$D/brk.json" --folded="$D/brk.folded" -- memgrowth brk $N \
+	>"$D/brk.out" 2>&1
+check_eq "--brk --json=FILE --folded=FILE: the command's exit status" 0 "$?" ||
+	diag "$(cat "$D/brk.out")"
+check_eq "--brk --json: each stack's bytes and calls as the text report's" \
+	"$(sed -n 's/^	\([0-9]*\) bytes grown in \([0-9]*\) brk calls by \(.*\) \[\([0-9]*\)\] from stack$/\1 \2 0 \3 \4/p' \
+	   "$D/brk.out" | tail -n "$(ev "$D/brk.json" stack-pairs | wc -l)" | sort)" \
+	"$(ev "$D/brk.json" stack-pairs | sort)"
+check_match "--brk --json: the biggest stack's frames, grow_heap < run_brk < main" \
+	' grow_heap run_brk main' "$(ev "$D/brk.json" stack-frames)"
+check_eq "--brk --folded: a line per stack, each with the JSON's bytes" \
+	"$(ev "$D/brk.json" stack-pairs | awk '{ print $1 }' | sort -n)" \
+	"$(awk '{ print $NF }' "$D/brk.folded" | sort -n)"
+check_match "--brk --folded: memgrowth's stack root first, to grow_heap" \
+	"^memgrowth;.*main;run_brk;grow_heap;[^ ]* $((N * 65536))\$" "$(cat "$D/brk.folded")"
+check_eq "--brk --json: the totals' lost events are the text's" \
+	"$(sed -n 's/^Lost: \([0-9]*\) events.*/\1/p' "$D/brk.out")" "$(ev "$D/brk.json" lost)"
+
+DAT=/tmp/memgrowth-fmt.dat
+memtrace-read --mmap --json="$D/mmap.json" -- memgrowth mmap "$DAT" >"$D/mmap.out" 2>&1
+check_eq "--mmap --json=FILE: the command's exit status" 0 "$?" || diag "$(cat "$D/mmap.out")"
+# The text's mmap lines (not munmap, mremap nor the program's own lines), their
+# columns up to the file name.
+text_mmaps=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^[R-][W-][E-]$/ && $4 ~ /^[S-][P-][F-][A-]$/ {
+		print $1, $2, $3, $4, $5, $6, ($7 == "=" || $7 == "(failed:") ? "" : $7 }' \
+	"$D/mmap.out" | sort)
+check_match "--mmap: the text has memgrowth's mmap lines" ' memgrowth ' "$text_mmaps"
+check_eq "--mmap --json: a record per mmap line, with its columns" "$text_mmaps" \
+	"$(ev "$D/mmap.json" mmap-lines | sort)"
+check_eq "--mmap --json: as many mmap, munmap and mremap records as text lines" \
+	"$(awk '$1 ~ /^[0-9]+$/ && ($3 ~ /^[R-][W-][E-]$/ || $3 == "munmap" || $3 == "mremap")' \
+	   "$D/mmap.out" | wc -l)" "$(ev "$D/mmap.json" calls | wc -l)"
+out=$(memtrace-read --mmap --folded 2>&1)
+check_match "--mmap --folded without --stacks: refused, saying why" \
+	'--mmap reports system calls.*--folded \(it prints each call' "$out"
+
+# --json on stdout: the records alone there (the banner on stderr).
+memtrace-read --shm --stacks --json -- sh -c "exec memgrowth shm >$D/shm.prog" \
+	>"$D/shm.json" 2>"$D/shm.err"
+check_eq "--shm --stacks --json: the command's exit status" 0 "$?" || diag "$(cat "$D/shm.err")"
+check_eq "--shm --json on stdout: nothing but records there" "" \
+	"$(python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    if "memtrace_event" not in json.loads(l): print(l)' "$D/shm.json" 2>&1)"
+memtrace-read --shm -- memgrowth shm >"$D/shm.out" 2>&1
+check_eq "--shm --json: the calls of a text run of the same program, in order" \
+	"$(awk '$2 == "memgrowth" && $3 ~ /^SHM/ { print tolower($3) }' "$D/shm.out")" \
+	"$(ev "$D/shm.json" calls | awk '{ print $1 }')"
+check_eq "--shm --stacks --json: each call's stack, under memgrowth's main" \
+	"$(ev "$D/shm.json" calls | wc -l)" \
+	"$(python3 -c 'import json, sys
+print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)]
+          if "frames" in r and "main" in [f["function"] for f in r["frames"]]))' "$D/shm.json")"
+
+N=64
+DAT=/tmp/memgrowth-faults.dat
+memtrace-read --faults -T 100 --json="$D/faults.json" --folded="$D/faults.folded" -- \
+	memgrowth faults $N "$DAT" >"$D/faults.out" 2>&1
+check_eq "--faults --json=FILE --folded=FILE: the command's exit status" 0 "$?" ||
+	diag "$(cat "$D/faults.out")"
+check_eq "--faults --json: each stack's faults and major faults as the text report's" \
+	"$(sed -n 's/^	\([0-9]*\) page faults (\([0-9]*\) major) by \(.*\) \[\([0-9]*\)\] from stack$/0 \1 \2 \3 \4/p' \
+	   "$D/faults.out" | tail -n "$(ev "$D/faults.json" stack-pairs | wc -l)" | sort)" \
+	"$(ev "$D/faults.json" stack-pairs | sort)"
+check_eq "--faults --folded: a line per stack, its faults" \
+	"$(ev "$D/faults.json" stack-pairs | awk '{ print $2 }' | sort -n)" \
+	"$(awk '{ print $NF }' "$D/faults.folded" | sort -n)"
+# (run_faults calls touch_pages last: gcc may make it a jump, leaving no frame.)
+check_match "--faults --folded: memgrowth's touch_pages under main, root first" \
+	'^memgrowth;.*main;(run_faults;)?touch_pages [1-9][0-9]*$' "$(cat "$D/faults.folded")"
+
+memtrace-read --ffaults --json="$D/ffaults.json" --folded="$D/ffaults.folded" -- \
+	memgrowth faults $N "$DAT" >"$D/ffaults.out" 2>&1
+check_eq "--ffaults --json=FILE --folded=FILE: the command's exit status" 0 "$?" ||
+	diag "$(cat "$D/ffaults.out")"
+check_eq "--ffaults --json: each file's minor and major faults as the text report's" \
+	"$(awk '/^FILE +MINOR +MAJOR$/ { f = 1; next }
+		f && $(NF - 1) ~ /^[0-9]+$/ && $NF ~ /^[0-9]+$/ {
+			s = $1; for (i = 2; i <= NF - 2; i++) s = s " " $i
+			print s, $(NF - 1), $NF }
+		/^\[anonymous memory\]/ { f = 0 }' "$D/ffaults.out" |
+	   tail -n "$(ev "$D/ffaults.json" files | wc -l)" | sort)" \
+	"$(ev "$D/ffaults.json" files | sort)"
+check_eq "--ffaults --folded: each file once, its minor and major faults" \
+	"$(ev "$D/ffaults.json" files | awk '$2 + $3 > 0 { print $2 + $3 }' | sort -n)" \
+	"$(awk '{ print $NF }' "$D/ffaults.folded" | sort -n)"
+
+# --- --oom: memhog in a memcg of 16 MiB --------------------------------------
+CG=$MEMCG_ROOT
+if new_memcg mtfmt 16M; then
+	memtrace-read --oom --json="$D/oom.json" 1 3600 >"$D/oom.out" 2>&1 &
+	READER=$!
+	if wait_for 60 grep -q "^Tracing " "$D/oom.out"; then
+		sh -c "echo \$\$ >$CG/mtfmt/cgroup.procs && exec memhog 64" >/dev/null 2>&1
+		wait_for 30 grep -q "killed process" "$D/oom.out"
+		kill -INT "$READER"
+		wait "$READER"
+		# The text's lines, the stack's frames counted rather than shown.
+		check_eq "--oom --json: the kill's and the victim's numbers as the text's" \
+			"$(awk '/^\ttrigger.s kernel stack:$/ { n = 0; on = 1; next }
+				on && /^\t\t/ { n++; next }
+				on { print "\tstack frames " n; on = 0 }
+				/ Triggered by PID / { sub(/^[0-9:]+ /, ""); print; next }
+				/^\t(constraint|memcg|killed process)/ { print }
+				/ OOM kills$/ { print }' "$D/oom.out")" \
+			"$(ev "$D/oom.json" oom-lines)"
+		check_match "--oom: the kill was recorded" '^1 OOM kills$' "$(cat "$D/oom.out")"
+	else
+		not_ok "memtrace-read --oom --json=FILE attaches" "$(cat "$D/oom.out")"
+		kill -KILL "$READER" 2>/dev/null
+	fi
+	rmdir "$CG/mtfmt" 2>/dev/null
+else
+	skip "--oom --json" "no cgroup2 memory controller"
+fi
+out=$(memtrace-read --oom --folded 2>&1)
+check_match "--oom --folded: refused, saying why" '--folded \(it has no stacks to fold' "$out"
+
+# --- --reclaim and --vmscan: a memcg of 8 MiB reads ext4's page cache ---------
+MNT=/mnt/fmt-ext4
+IMG=/tmp/fmt-ext4.img
+if ext4_image_mount "$IMG" "$MNT" && new_memcg mtfmtr 8M; then
+	dd if=/dev/zero of="$MNT/big" bs=1M count=32 2>/dev/null
+	sync
+	for mode in reclaim vmscan; do
+		echo 3 >/proc/sys/vm/drop_caches
+		memtrace-read --$mode --json="$D/$mode.json" 1 3600 >"$D/$mode.out" 2>&1 &
+		READER=$!
+		if ! wait_for 60 grep -q "^Tracing " "$D/$mode.out"; then
+			not_ok "memtrace-read --$mode --json=FILE attaches" "$(cat "$D/$mode.out")"
+			kill -KILL "$READER" 2>/dev/null
+			continue
+		fi
+		sh -c "echo \$\$ >$CG/mtfmtr/cgroup.procs && exec cat $MNT/big" >/dev/null
+		sleep 2
+		kill -INT "$READER"
+		wait "$READER"
+	done
+	check_eq "--reclaim --json: each reclaim's line and the totals as the text's" \
+		"$(grep -E '^[0-9:]{8} |^Direct reclaim: ' "$D/reclaim.out")" \
+		"$(ev "$D/reclaim.json" reclaim-lines)"
+	check_match "--reclaim: the cat's memcg reclaimed" ' memcg$' "$(cat "$D/reclaim.out")"
+	check_eq "--vmscan --json: each interval's row and the vmstat: terms as the text's" \
+		"$(awk '/^[0-9:]{8} / { sub(/^[0-9:]+ /, ""); print } /^vmstat: / { print }' \
+		   "$D/vmscan.out" | grep -v '^ *slab: ')" \
+		"$(ev "$D/vmscan.json" vmscan-rows)"
+	rmdir "$CG/mtfmtr" 2>/dev/null
+else
+	skip "--reclaim --json, --vmscan --json" "no ext4 image on a loop device, or no memcg"
+fi
+ext4_image_umount "$IMG" "$MNT"
+
+# --- --compaction and --migration: compact_memory ---------------------------
+if [ -w /proc/sys/vm/compact_memory ]; then
+	for mode in compaction migration; do
+		memtrace-read --$mode --json="$D/$mode.json" 1 3600 >"$D/$mode.out" 2>&1 &
+		READER=$!
+		if ! wait_for 60 grep -q "^Tracing " "$D/$mode.out"; then
+			not_ok "memtrace-read --$mode --json=FILE attaches" "$(cat "$D/$mode.out")"
+			kill -KILL "$READER" 2>/dev/null
+			continue
+		fi
+		echo 1 >/proc/sys/vm/compact_memory
+		sleep 2
+		kill -INT "$READER"
+		wait "$READER"
+	done
+	check_eq "--compaction --json: each run's line and the vmstat: terms as the text's" \
+		"$(awk '/^[0-9:]{8} / { sub(/^[0-9:]+ /, ""); print } /^vmstat: / { print }' \
+		   "$D/compaction.out")" "$(ev "$D/compaction.json" compaction-lines)"
+	check_match "--compaction: this shell's runs were recorded" '^[0-9:]{8} sh ' \
+		"$(cat "$D/compaction.out")"
+	check_eq "--migration --json: each interval's rows and the vmstat: terms as the text's" \
+		"$(awk '/^Totals:$/ { done = 1 }
+			done && /^vmstat: / { print }
+			!done && /^[0-9:]{8} [a-z_]+ / { print $2, $3, $4, $5 }' "$D/migration.out")" \
+		"$(ev "$D/migration.json" migration)"
+else
+	skip "--compaction --json, --migration --json" "no /proc/sys/vm/compact_memory"
+fi
+
+# Records of each mode, for a look and for the host's schema check
+# (userspace/tests/fixtures/events-guest.jsonl is made of them): the first
+# three and the totals, in 150-column pieces as the console cuts longer lines.
+for f in brk mmap shm faults ffaults oom reclaim vmscan compaction migration; do
+	[ -s "$D/$f.json" ] || continue
+	diag "$f JSON, folded at 150 columns:"
+	{ head -n 3 "$D/$f.json"; tail -n 1 "$D/$f.json"; } | fold -w 150 | sed 's/^/#json /'
+done
+
+check "memtrace.ko unloads" unload_memtrace
