@@ -278,20 +278,21 @@ static unsigned int mt_kstack_unwind(unsigned long *top, unsigned long *frames,
  * return addresses?  The offsets rise (mt_memo_frame()): when the first
  * and the last word are in the stack, all are.
  */
-static bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *slot,
-				     unsigned long base, unsigned long stack,
-				     unsigned int first, unsigned int end)
+static noinline bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *slot,
+					      unsigned long base, unsigned long stack,
+					      unsigned int first, unsigned int end)
 {
-	unsigned int i;
+	const u16 *off = &slot->off[first], *off_end = &slot->off[end];
+	const unsigned long *ip = &slot->ip[first];
 
 	if (first >= end)
 		return true;
-	if (!mt_in_stack(stack, base + slot->off[first], sizeof(long)) ||
-	    !mt_in_stack(stack, base + slot->off[end - 1], sizeof(long)))
+	if (!mt_in_stack(stack, base + off[0], sizeof(long)) ||
+	    !mt_in_stack(stack, base + off_end[-1], sizeof(long)))
 		return false;
-	for (i = first; i < end; i++)
-		if (READ_ONCE_NOCHECK(*(const unsigned long *)(base + slot->off[i])) !=
-		    slot->ip[i])
+	/* Out of line, and by pointers: the loop the memo's cost is, in registers. */
+	for (; off < off_end; off++, ip++)
+		if (READ_ONCE_NOCHECK(*(const unsigned long *)(base + *off)) != *ip)
 			return false;
 	return true;
 }
