@@ -548,7 +548,7 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 		c->filtered++;
 		goto done;
 	}
-	if (!sampled && !mt_sample(c, f, ev->bytes_alloc)) {
+	if (!sampled && f->leaves_out && !mt_sample(c, f, ev->bytes_alloc)) {
 		c->sampled_out++;
 		goto done;
 	}
