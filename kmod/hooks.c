@@ -422,24 +422,32 @@ static __always_inline enum mt_fast mt_bytes_sample_fast(u8 kind, unsigned long 
  * starts the next N; one that interrupts it before it does counts below
  * 0, into those N.  Inline: it is the whole of a sampled-out allocation.
  */
-static __always_inline enum mt_fast mt_sample_fast(u8 kind, unsigned long addr,
-						   size_t bytes_req, size_t bytes_alloc,
-						   struct kmem_cache *cache)
+static __always_inline enum mt_fast mt_every_fast(void)
 {
 	const struct mt_filter *f = &mt.filter;
-	enum mt_fast fast = MT_FAST_UNDECIDED;
 
-	if (f->fast_every && !in_nmi()) {
-		if (this_cpu_dec_return(mt.pcpu->sample_left))
-			fast = MT_FAST_OUT;
-		else {
-			this_cpu_add(mt.pcpu->sample_left, f->fast_every);
-			fast = MT_FAST_IN;
-		}
-	} else if (f->fast_bytes && !in_nmi()) {
-		fast = mt_bytes_sample_fast(kind, addr, bytes_req, bytes_alloc,
-					    cache, f->fast_bytes);
+	if (!f->fast_every || in_nmi())
+		return MT_FAST_UNDECIDED;
+	if (this_cpu_dec_return(mt.pcpu->sample_left)) {
+		this_cpu_inc(mt.pcpu->fast_sampled_out);
+		return MT_FAST_OUT;
 	}
+	this_cpu_add(mt.pcpu->sample_left, f->fast_every);
+	return MT_FAST_IN;
+}
+
+/* Byte sampling's fast path, counted as mt_every_fast() counts. */
+static __always_inline enum mt_fast mt_bytes_fast(u8 kind, unsigned long addr,
+						  size_t bytes_req, size_t bytes_alloc,
+						  struct kmem_cache *cache)
+{
+	const struct mt_filter *f = &mt.filter;
+	enum mt_fast fast;
+
+	if (!f->fast_bytes || in_nmi())
+		return MT_FAST_UNDECIDED;
+	fast = mt_bytes_sample_fast(kind, addr, bytes_req, bytes_alloc, cache,
+				    f->fast_bytes);
 	if (fast == MT_FAST_OUT)
 		this_cpu_inc(mt.pcpu->fast_sampled_out);
 	return fast;
@@ -515,8 +523,9 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 		mt_kmalloc_large_pages(ev->addr);
 
 	if (ev->fast == MT_FAST_NOT_TRIED)
-		ev->fast = mt_sample_fast(ev->kind, ev->addr, ev->bytes_req,
-					  ev->bytes_alloc, ev->cache);
+		ev->fast = mt.filter.fast_every ? mt_every_fast() :
+			   mt_bytes_fast(ev->kind, ev->addr, ev->bytes_req,
+					 ev->bytes_alloc, ev->cache);
 	if (ev->fast == MT_FAST_OUT)
 		return false;
 	sampled = ev->fast == MT_FAST_IN;
@@ -952,22 +961,37 @@ static noinline void mt_probe_kmalloc_record(unsigned long call_site, const void
 	mt_record_alloc(&ev);
 }
 
+/* Byte sampling's fast path, out of line: it calls, the probe need not save. */
+static noinline void mt_probe_kmalloc_bytes(unsigned long call_site, const void *ptr,
+					    size_t bytes_req, size_t bytes_alloc,
+					    gfp_t gfp)
+{
+	enum mt_fast fast = mt_bytes_fast(MEMTRACE_KIND_KMALLOC, (unsigned long)ptr,
+					  bytes_req, bytes_alloc, NULL);
+
+	if (fast != MT_FAST_OUT)
+		mt_probe_kmalloc_record(call_site, ptr, bytes_req, bytes_alloc, gfp, fast);
+}
+
 static void mt_probe_kmalloc(void *data, unsigned long call_site,
 			     const void *ptr, size_t bytes_req,
 			     size_t bytes_alloc, gfp_t gfp, int node)
 {
-	enum mt_fast fast = MT_FAST_NOT_TRIED;
+	enum mt_fast fast;
 
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
-	/* Not a large kmalloc: its pages are relabelled first, sampled or not. */
-	if (likely(bytes_req <= KMALLOC_MAX_CACHE_SIZE)) {
-		fast = mt_sample_fast(MEMTRACE_KIND_KMALLOC, (unsigned long)ptr,
-				      bytes_req, bytes_alloc, NULL);
-		if (fast == MT_FAST_OUT)
-			return;
-	}
-	mt_probe_kmalloc_record(call_site, ptr, bytes_req, bytes_alloc, gfp, fast);
+	/* A large kmalloc's pages are relabelled first, sampled or not. */
+	if (unlikely(bytes_req > KMALLOC_MAX_CACHE_SIZE))
+		fast = MT_FAST_NOT_TRIED;
+	else if (mt.filter.fast_bytes)
+		fast = MT_FAST_BYTES;
+	else
+		fast = mt_every_fast();
+	if (fast == MT_FAST_BYTES)
+		mt_probe_kmalloc_bytes(call_site, ptr, bytes_req, bytes_alloc, gfp);
+	else if (fast != MT_FAST_OUT)
+		mt_probe_kmalloc_record(call_site, ptr, bytes_req, bytes_alloc, gfp, fast);
 }
 
 static void mt_probe_kfree(void *data, unsigned long call_site, const void *ptr)
@@ -997,7 +1021,8 @@ static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
 
 	if (unlikely(!ptr))
 		return;
-	fast = mt_sample_fast(MEMTRACE_KIND_CACHE, (unsigned long)ptr, 0, 0, s);
+	fast = mt.filter.fast_every ? mt_every_fast() :
+	       mt_bytes_fast(MEMTRACE_KIND_CACHE, (unsigned long)ptr, 0, 0, s);
 	if (fast != MT_FAST_OUT)
 		mt_probe_cache_alloc_record(call_site, ptr, s, fast);
 }

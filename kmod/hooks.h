@@ -70,6 +70,7 @@ enum mt_fast {
 	MT_FAST_UNDECIDED,	/* the guarded path decides */
 	MT_FAST_OUT,		/* sampled out, counted */
 	MT_FAST_IN,		/* sampled */
+	MT_FAST_BYTES,		/* a probe's: byte sampling's fast path is next */
 };
 
 /* A kernel allocation, as a hook sees it. */
