@@ -88,6 +88,7 @@ irow() {
 		if (name == "floor") return "1.00x"
 		return f - p <= 0 ? "n/a" : sprintf("%.2fx", (x - p) / (f - p))
 	}
+	function num(v) { return v == int(v) ? sprintf("%d", v) : sprintf("%.1f", v) }
 	BEGIN {
 		r = name == "untraced" ? "" : ratio(x, p, f)
 		met = ""
@@ -96,8 +97,8 @@ irow() {
 		else if (t != "")
 			met = "?"
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", l,
-		    x == "" ? "?" : sprintf("%.1f", x),
-		    x == "" || p == "" || name == "untraced" ? "" : sprintf("%.1f", x - p), r,
+		    x == "" ? "?" : num(x),
+		    x == "" || p == "" || name == "untraced" ? "" : num(x - p), r,
 		    t == "" ? "" : "<= " t "x", met,
 		    w == "" ? "?" : w, name == "untraced" ? "" : ratio(w, wp, wf) }'
 }
@@ -125,7 +126,7 @@ ktable=$(
 		r() { awk -v x="$(val "icount-k-$what-$1")" -v p="$p" -v f="$f" 'BEGIN {
 			if (x == "" || p == "" || f - p <= 0) { printf "?"; exit }
 			printf "%.2fx", (x - p) / (f - p) }'; }
-		fa=$(awk -v p="$p" -v f="$f" 'BEGIN { if (p == "" || f == "") printf "?"; else printf "%.1f", f - p }')
+		fa=$(awk -v p="$p" -v f="$f" 'BEGIN { if (p == "" || f == "") printf "?"; else printf "%g", f - p }')
 		echo "| $what | ${p:-?} | $fa | $(r full) | $(r s100) | $(r bytes512k) |"
 	done
 )
