@@ -195,7 +195,7 @@ extern int mt_slab_cache_off;
  * which is most of the cost in the kmalloc hook (an out-of-line call and
  * a memory-section lookup).
  */
-static inline struct kmem_cache *mt_slab_cache_of_object(const void *obj)
+static __always_inline struct kmem_cache *mt_slab_cache_of_object(const void *obj)
 {
 	struct page *head;
 

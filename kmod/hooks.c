@@ -34,9 +34,15 @@
 bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 {
 	if (f->sample_bytes) {
+		s64 before = c->bytes_to_sample;
+
 		c->bytes_to_sample -= bytes;
 		if (c->bytes_to_sample > 0)
 			return false;
+		/* Interrupting a fast path's crossing: see mt_bytes_sample_fast(). */
+		if (unlikely(before <= 0))
+			return mt_bytes_to_next_sample(f->sample_bytes,
+						       get_random_u32()) <= bytes;
 		c->bytes_to_sample = mt_bytes_to_next_sample(f->sample_bytes,
 							     get_random_u32());
 		return true;
@@ -362,6 +368,91 @@ bool mt_account_free(struct mt_pcpu *c, unsigned long addr, u8 kind)
 
 /* ---- allocations ----------------------------------------------------- */
 
+/*
+ * Byte sampling without the hook guard, for the allocations whose size
+ * (what mt_event_cache() makes bytes_alloc, which the weight at snapshot
+ * time is computed from) is known without the name tables: slab objects
+ * by their cache's object size, the rest by their event's size.  A large
+ * kmalloc is left to the guarded path.
+ *
+ * The allocation that takes the countdown to 0 or below is sampled and
+ * draws the next countdown.  One that interrupts it before it does finds
+ * the countdown at 0 or below already: it draws for itself, sampled with
+ * probability 1 - exp(-bytes / mean) as any other (the gaps between
+ * sample points are memoryless), and leaves the countdown to the one it
+ * interrupted.
+ */
+static __always_inline enum mt_fast mt_bytes_sample_fast(u8 kind, unsigned long addr,
+							 size_t bytes_req, size_t bytes_alloc,
+							 struct kmem_cache *cache, u32 mean)
+{
+	struct kmem_cache *s = NULL;
+	s64 bytes, left;
+
+	switch (kind) {
+	case MEMTRACE_KIND_KMALLOC:
+		if (bytes_req > KMALLOC_MAX_CACHE_SIZE)
+			return MT_FAST_UNDECIDED;
+		s = mt_slab_cache_of_object((void *)addr);
+		if (!s)
+			return MT_FAST_UNDECIDED;
+		break;
+	case MEMTRACE_KIND_CACHE:
+		s = cache;
+		break;
+	}
+	bytes = s ? kmem_cache_size(s) : min_t(size_t, bytes_alloc, U32_MAX);
+	left = this_cpu_sub_return(mt.pcpu->bytes_to_sample, bytes);
+	if (likely(left > 0))
+		return MT_FAST_OUT;
+	if (left + bytes > 0) {
+		this_cpu_write(mt.pcpu->bytes_to_sample,
+			       mt_bytes_to_next_sample(mean, get_random_u32()));
+		return MT_FAST_IN;
+	}
+	return mt_bytes_to_next_sample(mean, get_random_u32()) <= bytes ?
+	       MT_FAST_IN : MT_FAST_OUT;
+}
+
+/*
+ * The sampling decision under sampling with no filter to apply first,
+ * with IRQ-safe per-CPU operations only: interrupts stay on and no other
+ * state is touched.  NMI (and a kprobe's int3) is left to the guarded
+ * path.  1-in-N: the allocation that counts down to 0 is sampled and
+ * starts the next N; one that interrupts it before it does counts below
+ * 0, into those N.  Inline: it is the whole of a sampled-out allocation.
+ */
+static __always_inline enum mt_fast mt_every_fast(void)
+{
+	const struct mt_filter *f = &mt.filter;
+
+	if (!f->fast_every || in_nmi())
+		return MT_FAST_UNDECIDED;
+	if (this_cpu_dec_return(mt.pcpu->sample_left)) {
+		this_cpu_inc(mt.pcpu->fast_sampled_out);
+		return MT_FAST_OUT;
+	}
+	this_cpu_add(mt.pcpu->sample_left, f->fast_every);
+	return MT_FAST_IN;
+}
+
+/* Byte sampling's fast path, counted as mt_every_fast() counts. */
+static __always_inline enum mt_fast mt_bytes_fast(u8 kind, unsigned long addr,
+						  size_t bytes_req, size_t bytes_alloc,
+						  struct kmem_cache *cache)
+{
+	const struct mt_filter *f = &mt.filter;
+	enum mt_fast fast;
+
+	if (!f->fast_bytes || in_nmi())
+		return MT_FAST_UNDECIDED;
+	fast = mt_bytes_sample_fast(kind, addr, bytes_req, bytes_alloc, cache,
+				    f->fast_bytes);
+	if (fast == MT_FAST_OUT)
+		this_cpu_inc(mt.pcpu->fast_sampled_out);
+	return fast;
+}
+
 /* Remember that page blocks of this order may be split by later frees. */
 static void mt_note_page_order(unsigned int order)
 {
@@ -431,23 +522,13 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 		     ev->bytes_req > KMALLOC_MAX_CACHE_SIZE))
 		mt_kmalloc_large_pages(ev->addr);
 
-	/*
-	 * Under 1-in-N sampling with no filter to apply first, most
-	 * allocations are decided here, with IRQ-safe per-CPU operations
-	 * only: interrupts stay on and no other state is touched.  The
-	 * allocation that counts down to 0 is sampled and starts the next N;
-	 * one that interrupts it before it does counts below 0, into those N.
-	 */
-	if (f->sample_every > 1 && !f->by_cache && !f->by_task && !f->min_size &&
-	    !f->max_size && !mt_in_nmi()) {
-		if (this_cpu_dec_return(mt.pcpu->sample_left)) {
-			this_cpu_inc(mt.pcpu->allocs_seen);
-			this_cpu_inc(mt.pcpu->sampled_out);
-			return false;
-		}
-		this_cpu_add(mt.pcpu->sample_left, f->sample_every);
-		sampled = true;
-	}
+	if (ev->fast == MT_FAST_NOT_TRIED)
+		ev->fast = mt.filter.fast_every ? mt_every_fast() :
+			   mt_bytes_fast(ev->kind, ev->addr, ev->bytes_req,
+					 ev->bytes_alloc, ev->cache);
+	if (ev->fast == MT_FAST_OUT)
+		return false;
+	sampled = ev->fast == MT_FAST_IN;
 
 	c = mt_hook_enter(&flags);
 	if (!c)
@@ -476,7 +557,7 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 		c->filtered++;
 		goto done;
 	}
-	if (!sampled && !mt_sample(c, f, ev->bytes_alloc)) {
+	if (!sampled && f->leaves_out && !mt_sample(c, f, ev->bytes_alloc)) {
 		c->sampled_out++;
 		goto done;
 	}
@@ -517,13 +598,16 @@ done:
  * disabled, as mt_livetab_may_hold() needs).  When every allocation is
  * recorded, most frees are of recorded ones.
  */
-static bool mt_surely_untracked(unsigned long addr, enum mt_ns ns)
+static __always_inline bool mt_surely_untracked(unsigned long addr, enum mt_ns ns)
 {
-	if (!mt.filter.leaves_out || mt_in_nmi() || mt_livetab_may_hold(&mt.live, addr, ns))
+	if (!mt.filter.leaves_out || mt_livetab_may_hold(&mt.live, addr, ns) ||
+	    unlikely(in_nmi()))
 		return false;
-	this_cpu_inc(mt.pcpu->frees_seen);
-	if (likely(!mt_is_self()))
-		this_cpu_inc(mt.pcpu->loss.free_untracked);
+	/* memtrace's own frees are seen, but their addresses are no loss. */
+	if (unlikely(READ_ONCE(mt.self) || READ_ONCE(mt.live.grower)) && mt_is_self())
+		this_cpu_inc(mt.pcpu->frees_seen);
+	else
+		this_cpu_inc(mt.pcpu->fast_free_untracked);
 	return true;
 }
 
@@ -539,13 +623,12 @@ static bool mt_vmalloc_area_edit(struct mt_live *e, void *arg)
 	return MT_KIND_OF(e->cache_kind) == MEMTRACE_KIND_VMALLOC;
 }
 
-void mt_record_kfree(unsigned long addr)
+/* mt_record_kfree() past its fast path. */
+static noinline void mt_record_kfree_guarded(unsigned long addr)
 {
 	struct mt_pcpu *c;
 	unsigned long flags;
 
-	if (mt_surely_untracked(addr, MT_NS_KVA))
-		return;
 	c = mt_hook_enter(&flags);
 	if (!c)
 		return;
@@ -560,6 +643,12 @@ void mt_record_kfree(unsigned long addr)
 			c->loss.free_untracked++;
 	}
 	mt_hook_exit(c, flags);
+}
+
+void mt_record_kfree(unsigned long addr)
+{
+	if (!mt_surely_untracked(addr, MT_NS_KVA))
+		mt_record_kfree_guarded(addr);
 }
 
 /*
@@ -853,19 +942,56 @@ void mt_record_vmalloc_pages(unsigned long addr, unsigned long nr_pages, u32 sta
 
 /* ---- the tracepoint probes ------------------------------------------- */
 
-static void mt_probe_kmalloc(void *data, unsigned long call_site,
-			     const void *ptr, size_t bytes_req,
-			     size_t bytes_alloc, gfp_t gfp, int node)
+/*
+ * The slab probes try the sampling fast path themselves, before they
+ * build an event: a sampled-out allocation and a free of an address
+ * surely never recorded then cost a few instructions and no call.
+ */
+/* The kmalloc probe past its fast path: out of line, the probe needs no frame. */
+static noinline void mt_probe_kmalloc_record(unsigned long call_site, const void *ptr,
+					     size_t bytes_req, size_t bytes_alloc,
+					     gfp_t gfp, enum mt_fast fast)
 {
 	struct mt_alloc_event ev = {
 		.addr = (unsigned long)ptr, .call_site = call_site,
 		.bytes_req = bytes_req, .bytes_alloc = bytes_alloc,
-		.gfp = gfp, .kind = MEMTRACE_KIND_KMALLOC,
+		.gfp = gfp, .kind = MEMTRACE_KIND_KMALLOC, .fast = fast,
 	};
+
+	mt_record_alloc(&ev);
+}
+
+/* Byte sampling's fast path, out of line: it calls, the probe need not save. */
+static noinline void mt_probe_kmalloc_bytes(unsigned long call_site, const void *ptr,
+					    size_t bytes_req, size_t bytes_alloc,
+					    gfp_t gfp)
+{
+	enum mt_fast fast = mt_bytes_fast(MEMTRACE_KIND_KMALLOC, (unsigned long)ptr,
+					  bytes_req, bytes_alloc, NULL);
+
+	if (fast != MT_FAST_OUT)
+		mt_probe_kmalloc_record(call_site, ptr, bytes_req, bytes_alloc, gfp, fast);
+}
+
+static void mt_probe_kmalloc(void *data, unsigned long call_site,
+			     const void *ptr, size_t bytes_req,
+			     size_t bytes_alloc, gfp_t gfp, int node)
+{
+	enum mt_fast fast;
 
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
-	mt_record_alloc(&ev);
+	/* A large kmalloc's pages are relabelled first, sampled or not. */
+	if (unlikely(bytes_req > KMALLOC_MAX_CACHE_SIZE))
+		fast = MT_FAST_NOT_TRIED;
+	else if (mt.filter.fast_bytes)
+		fast = MT_FAST_BYTES;
+	else
+		fast = mt_every_fast();
+	if (fast == MT_FAST_BYTES)
+		mt_probe_kmalloc_bytes(call_site, ptr, bytes_req, bytes_alloc, gfp);
+	else if (fast != MT_FAST_OUT)
+		mt_probe_kmalloc_record(call_site, ptr, bytes_req, bytes_alloc, gfp, fast);
 }
 
 static void mt_probe_kfree(void *data, unsigned long call_site, const void *ptr)
@@ -875,18 +1001,30 @@ static void mt_probe_kfree(void *data, unsigned long call_site, const void *ptr)
 	mt_record_kfree((unsigned long)ptr);
 }
 
+/* The kmem_cache_alloc probe past its fast path. */
+static noinline void mt_probe_cache_alloc_record(unsigned long call_site, const void *ptr,
+						 struct kmem_cache *s, enum mt_fast fast)
+{
+	struct mt_alloc_event ev = {
+		.addr = (unsigned long)ptr, .call_site = call_site,
+		.cache = s, .kind = MEMTRACE_KIND_CACHE, .fast = fast,
+	};
+
+	mt_record_alloc(&ev);
+}
+
 static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
 				      const void *ptr, struct kmem_cache *s,
 				      gfp_t gfp, int node)
 {
-	struct mt_alloc_event ev = {
-		.addr = (unsigned long)ptr, .call_site = call_site,
-		.cache = s, .kind = MEMTRACE_KIND_CACHE,
-	};
+	enum mt_fast fast;
 
 	if (unlikely(!ptr))
 		return;
-	mt_record_alloc(&ev);
+	fast = mt.filter.fast_every ? mt_every_fast() :
+	       mt_bytes_fast(MEMTRACE_KIND_CACHE, (unsigned long)ptr, 0, 0, s);
+	if (fast != MT_FAST_OUT)
+		mt_probe_cache_alloc_record(call_site, ptr, s, fast);
 }
 
 /* kfree() of a cache's object is legal, and the reverse: one address space. */

@@ -64,6 +64,15 @@ static inline unsigned int mt_bytes_order(size_t bytes)
 	return bytes > PAGE_SIZE ? ilog2(bytes - 1) + 1 - PAGE_SHIFT : 0;
 }
 
+/* What a hook's fast path (hooks.c) made of an allocation. */
+enum mt_fast {
+	MT_FAST_NOT_TRIED,	/* mt_record_alloc() tries it */
+	MT_FAST_UNDECIDED,	/* the guarded path decides */
+	MT_FAST_OUT,		/* sampled out, counted */
+	MT_FAST_IN,		/* sampled */
+	MT_FAST_BYTES,		/* a probe's: byte sampling's fast path is next */
+};
+
 /* A kernel allocation, as a hook sees it. */
 struct mt_alloc_event {
 	unsigned long addr;		/* for pages, the PFN */
@@ -73,6 +82,7 @@ struct mt_alloc_event {
 	struct kmem_cache *cache;	/* MEMTRACE_KIND_CACHE */
 	gfp_t gfp;			/* MEMTRACE_KIND_KMALLOC */
 	u8 kind;
+	u8 fast;			/* enum mt_fast */
 	/*
 	 * Objects of one bulk call share a stack: the first one recorded
 	 * takes it, the rest reuse it (NULL: take a stack per object).

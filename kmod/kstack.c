@@ -175,7 +175,11 @@ static bool mt_find_bp_slot(const unsigned long *top, unsigned long sp,
 	return true;
 }
 
-/* Record frame nr's return address slot, from base, in the memo. */
+/*
+ * Record frame nr's return address slot, from base, in the memo.  Along a
+ * walk, from one base, the slots rise: mt_kstack_memo_holds() bounds a
+ * run of them by its first and last.
+ */
 static bool mt_memo_frame(struct mt_kstack_memo_slot *slot, unsigned int nr,
 			  unsigned long base, const unsigned long *ret,
 			  unsigned long ip)
@@ -183,6 +187,7 @@ static bool mt_memo_frame(struct mt_kstack_memo_slot *slot, unsigned int nr,
 	unsigned long off = (unsigned long)ret - base;
 
 	if (nr >= MT_KSTACK_MEMO_FRAMES || off > U16_MAX ||
+	    (nr && nr != slot->bp_frame && off <= slot->off[nr - 1]) ||
 	    !mt_on_task_stack((unsigned long)ret, sizeof(*ret)) ||
 	    READ_ONCE_NOCHECK(*ret) != ip)
 		return false;
@@ -269,22 +274,45 @@ static unsigned int mt_kstack_unwind(unsigned long *top, unsigned long *frames,
 }
 
 /*
+ * Do the stack words at base + off[first..end) still hold the memo's
+ * return addresses?  The offsets rise (mt_memo_frame()): when the first
+ * and the last word are in the stack, all are.
+ */
+static noinline bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *slot,
+					      unsigned long base, unsigned long stack,
+					      unsigned int first, unsigned int end)
+{
+	const u16 *off = &slot->off[first], *off_end = &slot->off[end];
+	const unsigned long *ip = &slot->ip[first];
+
+	if (first >= end)
+		return true;
+	if (!mt_in_stack(stack, base + off[0], sizeof(long)) ||
+	    !mt_in_stack(stack, base + off_end[-1], sizeof(long)))
+		return false;
+	/* Out of line, and by pointers: the loop the memo's cost is, in registers. */
+	for (; off < off_end; off++, ip++)
+		if (READ_ONCE_NOCHECK(*(const unsigned long *)(base + *off)) != *ip)
+			return false;
+	return true;
+}
+
+/*
  * Does the stack (the task's, at stack) still hold the memo's return
  * addresses where it had them?
  */
 static bool mt_kstack_memo_holds(const struct mt_kstack_memo_slot *slot,
 				 const unsigned long *top, unsigned long stack)
 {
-	unsigned long base = (unsigned long)top, addr;
-	unsigned int i;
+	unsigned long base = (unsigned long)top;
+	unsigned int split = slot->bp_frame ?: slot->nr;
 
-	for (i = 0; i < slot->nr; i++) {
-		if (i && i == slot->bp_frame)
-			base = READ_ONCE_NOCHECK(*(const unsigned long *)
-						 ((unsigned long)top + slot->bp_slot));
-		addr = base + slot->off[i];
-		if (!mt_in_stack(stack, addr, sizeof(long)) ||
-		    READ_ONCE_NOCHECK(*(const unsigned long *)addr) != slot->ip[i])
+	if (!mt_kstack_memo_run_holds(slot, base, stack, 0, split))
+		return false;
+	if (slot->bp_frame) {
+		base = READ_ONCE_NOCHECK(*(const unsigned long *)
+					 ((unsigned long)top + slot->bp_slot));
+		if (!mt_kstack_memo_run_holds(slot, base, stack, split, slot->nr))
 			return false;
 	}
 	if (slot->user_regs) {

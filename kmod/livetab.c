@@ -15,34 +15,15 @@
 #include "hooklock.h"
 #include "livetab.h"
 
-#define MT_LIVE_STRIPE_BITS	10
-
 static inline struct mt_live *mt_live_at(const struct mt_livetab *t, u32 idx)
 {
 	return &t->chunks[idx >> MT_LIVE_CHUNK_SHIFT][idx & (MT_LIVE_CHUNK - 1)];
-}
-
-static inline u32 mt_live_hash(unsigned long addr, enum mt_ns ns)
-{
-	return hash_64((u64)addr ^ ((u64)ns << 59), 32);
 }
 
 static inline bool mt_live_match(const struct mt_live *e, unsigned long addr,
 				 enum mt_ns ns)
 {
 	return e->addr == addr && mt_kind_ns(MT_KIND_OF(e->cache_kind)) == ns;
-}
-
-static inline struct mt_live_stripe *mt_live_stripe(const struct mt_livetab *t,
-						    u32 hash)
-{
-	return &t->stripes[hash & ((1U << t->stripe_bits) - 1)];
-}
-
-static inline u32 *mt_live_bucket(const struct mt_livetab *t,
-				  struct mt_live_buckets *b, u32 hash)
-{
-	return &b->head[(hash >> t->stripe_bits) & b->mask];
 }
 
 static struct mt_live_buckets *mt_live_buckets_alloc(u32 n)
@@ -240,14 +221,6 @@ enum mt_live_insert mt_livetab_insert(struct mt_livetab *t, const struct mt_live
 	if (unlikely(low) && atomic_read(&t->grows) >= 0)
 		irq_work_queue(&t->grow_irq_work);
 	return MT_LIVE_ADDED;
-}
-
-bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr, enum mt_ns ns)
-{
-	u32 hash = mt_live_hash(addr, ns);
-	struct mt_live_stripe *st = mt_live_stripe(t, hash);
-
-	return READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
 }
 
 /* Unlink the entry *link points to and give it back to the stripe; locked. */

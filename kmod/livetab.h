@@ -33,6 +33,7 @@
 #ifndef MEMTRACE_LIVETAB_H
 #define MEMTRACE_LIVETAB_H
 
+#include <linux/hash.h>
 #include <linux/types.h>
 #include <linux/spinlock.h>
 #include <linux/irq_work.h>
@@ -151,12 +152,40 @@ bool mt_livetab_edit(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
 		     struct mt_live *before);
 /* Whether (addr, ns) is in the index now. */
 bool mt_livetab_contains(struct mt_livetab *t, unsigned long addr, enum mt_ns ns);
+#define MT_LIVE_STRIPE_BITS	10
+
+static inline u32 mt_live_hash(unsigned long addr, enum mt_ns ns)
+{
+	return hash_64((u64)addr ^ ((u64)ns << 59), 32);
+}
+
+static inline struct mt_live_stripe *mt_live_stripe(const struct mt_livetab *t,
+						    u32 hash)
+{
+	return &t->stripes[hash & ((1U << MT_LIVE_STRIPE_BITS) - 1)];
+}
+
+static inline u32 *mt_live_bucket(const struct mt_livetab *t,
+				  struct mt_live_buckets *b, u32 hash)
+{
+	return &b->head[(hash >> MT_LIVE_STRIPE_BITS) & b->mask];
+}
+
 /*
  * False when addr is surely not in the index (its bucket is empty): the
  * answer for most frees under sampling, with no lock and interrupts left
  * alone.  Needs preemption disabled (bucket arrays are freed after RCU).
+ * Inline: it is the whole of a sampled-out free.
  */
-bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr, enum mt_ns ns);
+static inline bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr,
+				       enum mt_ns ns)
+{
+	u32 hash = mt_live_hash(addr, ns);
+	struct mt_live_stripe *st = mt_live_stripe(t, hash);
+
+	return READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
+}
+
 /* Grow now, in process context (the work item's body; tests call it). */
 int mt_livetab_grow(struct mt_livetab *t);
 

@@ -230,20 +230,22 @@ static void mt_snap_counters(struct memtrace_snap_header *h)
 
 	for_each_possible_cpu(cpu) {
 		const struct mt_pcpu *c = per_cpu_ptr(mt.pcpu, cpu);
+		u64 fast_out = READ_ONCE(c->fast_sampled_out);
+		u64 fast_untracked = READ_ONCE(c->fast_free_untracked);
 
-		a->allocs_seen += READ_ONCE(c->allocs_seen);
-		a->frees_seen += READ_ONCE(c->frees_seen);
+		a->allocs_seen += READ_ONCE(c->allocs_seen) + fast_out;
+		a->frees_seen += READ_ONCE(c->frees_seen) + fast_untracked;
 		a->allocs_recorded += READ_ONCE(c->allocs_recorded);
 		a->frees_matched += READ_ONCE(c->frees_matched);
 		a->filtered += READ_ONCE(c->filtered);
-		a->sampled_out += READ_ONCE(c->sampled_out);
+		a->sampled_out += READ_ONCE(c->sampled_out) + fast_out;
 		l->recursion += READ_ONCE(c->loss.recursion);
 		l->nmi += READ_ONCE(c->loss.nmi);
 		l->live_full += READ_ONCE(c->loss.live_full);
 		l->stack_full += READ_ONCE(c->loss.stack_full);
 		l->stat_full += READ_ONCE(c->loss.stat_full);
 		l->cache_full += READ_ONCE(c->loss.cache_full);
-		l->free_untracked += READ_ONCE(c->loss.free_untracked);
+		l->free_untracked += READ_ONCE(c->loss.free_untracked) + fast_untracked;
 		l->comm_full += READ_ONCE(c->loss.comm_full);
 		l->calls_full += READ_ONCE(c->loss.calls_full);
 		l->trace_full += READ_ONCE(c->loss.trace_full);

@@ -551,6 +551,10 @@ int mt_start(const void *owner)
 	mt.filter.leaves_out = cfg->sample_every > 1 || cfg->sample_bytes ||
 			       cfg->min_size || cfg->max_size || cfg->nr_caches ||
 			       mt.filter.by_task;
+	if (!cfg->min_size && !cfg->max_size && !cfg->nr_caches && !mt.filter.by_task) {
+		mt.filter.fast_every = cfg->sample_every > 1 ? cfg->sample_every : 0;
+		mt.filter.fast_bytes = cfg->sample_bytes;
+	}
 	mt.cache_filter.nr = cfg->nr_caches;
 	memcpy(mt.cache_filter.names, cfg->caches, sizeof(mt.cache_filter.names));
 	if (mt.allocated)

@@ -46,6 +46,14 @@ struct mt_pcpu {
 	u64 frees_matched;
 	u64 filtered;
 	u64 sampled_out;
+	/*
+	 * Decided by the hooks' fast paths, each counted once here and
+	 * summed into both counters it stands for at snapshot time:
+	 * allocations sampled out (allocs_seen and sampled_out) and frees
+	 * of addresses surely never recorded (frees_seen and free_untracked).
+	 */
+	u64 fast_sampled_out;
+	u64 fast_free_untracked;
 	u64 user_nested;		/* user mode: calls inside another */
 	u64 user_stack_faults;		/* user mode: stacks cut short */
 	/* User stacks: how frames were found, why stacks ended (unwind.c). */
@@ -83,6 +91,13 @@ struct mt_filter {
 	bool by_task;		/* tgid, comm or cgroup below */
 	bool trace;		/* queue a record per call in the trace ring */
 	bool leaves_out;	/* sampling or a filter: not every allocation is recorded */
+	/*
+	 * Sampling with no filter to apply before it (no cache, task or
+	 * size filter): the hooks decide it first, interrupts left on.
+	 * fast_every: 1-in-N (0: not so); fast_bytes: byte sampling's mean.
+	 */
+	u32 fast_every;
+	u32 fast_bytes;
 	struct pid *tgid;	/* referenced while tracing; NULL: any */
 	struct cgroup *cgroup;	/* referenced while tracing; NULL: any */
 	char comm[TASK_COMM_LEN];	/* "": any */

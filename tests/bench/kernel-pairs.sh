@@ -1,7 +1,8 @@
 #!/bin/sh
 # Guest half of `make bench` (scripts/bench.sh): the added cost of memtrace
 # per kmalloc+kfree pair against the empty-probe floor, in one boot.
-# Prints "# BENCH <name> <ns per pair>" lines.
+# Prints "# BENCH <name> <ns per pair>" lines: instructions per pair in
+# scripts/bench.sh's -icount boot, where the guest clock counts them.
 # mtt-timeout: 900
 . "${0%/*}/lib.sh"
 
