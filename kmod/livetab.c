@@ -238,12 +238,13 @@ static void mt_live_unlink(struct mt_livetab *t, struct mt_live_stripe *st,
 }
 
 /*
- * Find (addr, ns) with its stripe locked; returns the link to it, or NULL
- * (and the stripe unlocked).  Never recorded, and nothing else in its
- * bucket: answered without the lock.
+ * Find (addr, ns) and lock its stripe: true with *linkp the link to it and
+ * the stripe locked, or false with the stripe unlocked.  Never recorded,
+ * and nothing else in its bucket: answered without the lock.  Called as
+ * mt_live_find_locked(), which tells sparse the lock is held on true.
  */
-static u32 *mt_live_find_locked(struct mt_livetab *t, unsigned long addr,
-				enum mt_ns ns, struct mt_live_stripe **stp)
+static bool __mt_live_find_locked(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
+				  struct mt_live_stripe **stp, u32 **linkp)
 {
 	u32 hash = mt_live_hash(addr, ns);
 	struct mt_live_stripe *st = mt_live_stripe(t, hash);
@@ -252,24 +253,30 @@ static u32 *mt_live_find_locked(struct mt_livetab *t, unsigned long addr,
 	lockdep_assert_irqs_disabled();
 	*stp = st;
 	if (!READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash)))
-		return NULL;
+		return false;
 	mt_hook_lock(&st->lock);
 	for (link = mt_live_bucket(t, st->buckets, hash); (idx = *link);
 	     link = &mt_live_at(t, idx)->next) {
-		if (mt_live_match(mt_live_at(t, idx), addr, ns))
-			return link;
+		if (mt_live_match(mt_live_at(t, idx), addr, ns)) {
+			*linkp = link;
+			__release(&st->lock);	/* the caller's now */
+			return true;
+		}
 	}
 	raw_spin_unlock(&st->lock);
-	return NULL;
+	return false;
 }
+
+#define mt_live_find_locked(t, addr, ns, stp, linkp) \
+	__cond_lock(&(*(stp))->lock, __mt_live_find_locked(t, addr, ns, stp, linkp))
 
 bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
 		       struct mt_live *out)
 {
 	struct mt_live_stripe *st;
-	u32 *link = mt_live_find_locked(t, addr, ns, &st);
+	u32 *link;
 
-	if (!link)
+	if (!mt_live_find_locked(t, addr, ns, &st, &link))
 		return false;
 	*out = *mt_live_at(t, *link);
 	mt_live_unlink(t, st, link);
@@ -280,8 +287,9 @@ bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
 bool mt_livetab_contains(struct mt_livetab *t, unsigned long addr, enum mt_ns ns)
 {
 	struct mt_live_stripe *st;
+	u32 *link;
 
-	if (!mt_live_find_locked(t, addr, ns, &st))
+	if (!mt_live_find_locked(t, addr, ns, &st, &link))
 		return false;
 	raw_spin_unlock(&st->lock);
 	return true;
@@ -292,11 +300,10 @@ bool mt_livetab_edit(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
 		     struct mt_live *before)
 {
 	struct mt_live_stripe *st;
-	u32 *link = mt_live_find_locked(t, addr, ns, &st);
 	struct mt_live *e;
-	u32 next;
+	u32 *link, next;
 
-	if (!link)
+	if (!mt_live_find_locked(t, addr, ns, &st, &link))
 		return false;
 	e = mt_live_at(t, *link);
 	*before = *e;
