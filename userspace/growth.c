@@ -798,6 +798,7 @@ static bool command_events(struct growth *g, struct spawn *sp, struct evreader *
 	while (spawn_next(sp, &ev)) {
 		switch (ev.kind) {
 		case SPAWN_EV_IMAGE:
+		case SPAWN_EV_MAPPED:
 		case SPAWN_EV_EXITING:
 			if (counts_stacks(g->o)) {
 				/* Its calls so far name their processes' symbols first. */
