@@ -20,9 +20,6 @@ if ! load_memtrace; then
 	exit 1
 fi
 
-unw() {
-	grep '^Unwind:' "$1" | tail -n 1 | sed -n -E "s/.*[ ;:,] *([0-9]+) $2.*/\1/p"
-}
 
 # chain_re BYTES COUNT LIB: a stack of BYTES in COUNT from malloc's caller
 # through LIB's three functions into dlopenprog's run_dlopen and main.
@@ -40,8 +37,8 @@ for lib in libdlalloc.so libdlalloc-dbg.so; do
 	check_match "$lib, dlopen()ed after attach: 3885 bytes in 5 from dl_level3 <- dl_level2 <- dlalloc_leak <- run_dlopen <- main" \
 		"$re" "$(last_report_stacks "$OUT")" || diag "$(last_report_stacks "$OUT" | grep 3885)"
 	diag "$lib: $(grep '^Unwind:' "$OUT" | tail -n 1)"
-	check_eq "$lib: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
-	check_eq "$lib: no stack ends at a PC without a table" 0 "$(unw "$OUT" 'no table')"
+	check_eq "$lib: no frame found by frame pointer" 0 "$(unwind_count "$OUT" 'by frame pointer')"
+	check_eq "$lib: no stack ends at a PC without a table" 0 "$(unwind_count "$OUT" 'no table')"
 	# The program, libc, the loader and the library dlopen()ed.
 	check_eq "$lib: tables for the 4 objects, the library included" 4 \
 		"$(grep '^Unwind:' "$OUT" | tail -n 1 | sed -n -E 's/.* for ([0-9]+) files.*/\1/p')"
@@ -58,6 +55,6 @@ check_eq "without its debug file: memtrace-read exits 0" 0 "$?" || diag "$(tail 
 check_no_match "without its debug file: no whole stack through the stripped library" \
 	"$(chain_re 3885 5 'libdlalloc-dbg\.so')" "$(last_report_stacks "$OUT")"
 check_match "without its debug file: stacks end at a PC without a table, counted" '^[1-9]' \
-	"$(unw "$OUT" 'no table')"
+	"$(unwind_count "$OUT" 'no table')"
 
 unload_memtrace

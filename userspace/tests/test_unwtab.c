@@ -12,7 +12,6 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,22 +230,6 @@ static void error_tests(void)
 	      "unwtab: a file that is no ELF is said so (%s)", err.msg);
 }
 
-static bool sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return false;
-	fflush(stdout);
-	return system(cmd) == 0;
-}
-
 static bool same_rows(const struct unwtab *a, const struct unwtab *b)
 {
 	return a->nr == b->nr && !memcmp(a->rows, b->rows, a->nr * sizeof(*a->rows));
@@ -276,7 +259,7 @@ static void debug_file_tests(void)
 	struct unwtab t_full, t_strip, t_none;
 	struct mt_err err;
 
-	if (!sh("command -v cc >/dev/null && command -v objcopy >/dev/null")) {
+	if (!run_quiet("command -v cc >/dev/null && command -v objcopy >/dev/null")) {
 		check(true, "unwtab debug files # SKIP no cc or objcopy");
 		return;
 	}
@@ -298,7 +281,7 @@ static void debug_file_tests(void)
 		      f);
 		fclose(f);
 	}
-	if (!check(f && sh("cc -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables "
+	if (!check(f && run_quiet("cc -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables "
 		      "-fno-unwind-tables -fPIC -shared -o '%s' '%s' && "
 		      "objcopy --only-keep-debug '%s' '%s' && "
 		      "objcopy --strip-all --add-gnu-debuglink='%s' '%s' '%s'",
@@ -315,14 +298,14 @@ static void debug_file_tests(void)
 		      t_strip.nr, rows_known(&t_strip));
 		unwtab_free(&t_strip);
 		/* In .debug/ next to it, as gdb looks too. */
-		if (sh("mkdir '%s/.debug' && mv '%s' '%s/.debug/'", dir, dbg, dir) &&
+		if (run_quiet("mkdir '%s/.debug' && mv '%s' '%s/.debug/'", dir, dbg, dir) &&
 		    check(unwtab_build(lib, &t_strip, &err) == 0,
 			  "unwtab: the stripped one's table, debug file in .debug/")) {
 			check(same_rows(&t_full, &t_strip), "unwtab: ... the same rows");
 			unwtab_free(&t_strip);
 		}
 		/* No debug file: no information for its functions, not a wrong rule. */
-		if (sh("rm -rf '%s/.debug'", dir)) {
+		if (run_quiet("rm -rf '%s/.debug'", dir)) {
 			int ret = unwtab_build(lib, &t_none, &err);
 
 			check((ret == -ENOENT || (ret == 0 && rows_known(&t_none) < rows_known(&t_full))),

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,22 +92,6 @@ static void test_probe_spec(void)
 	      "usdt: a spec without all three parts is refused");
 }
 
-static bool run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return false;
-	fflush(stdout);
-	return system(cmd) == 0;
-}
-
 /* readelf -n's Location, Semaphore and Arguments of the index-th note of prov:name. */
 static bool readelf_note(const char *bin, const char *prov, const char *name, int index,
 			 uint64_t *pc, uint64_t *sem, char *args, size_t len)
@@ -165,7 +148,7 @@ static void test_notes(void)
 	struct mt_err err;
 	int n;
 
-	if (!run("command -v cc >/dev/null && command -v readelf >/dev/null && "
+	if (!run_quiet("command -v cc >/dev/null && command -v readelf >/dev/null && "
 		 "printf '#include <sys/sdt.h>\\n' | cc -E -x c - >/dev/null 2>&1")) {
 		check(true, "usdt notes # SKIP no cc, readelf or <sys/sdt.h> (systemtap-sdt-dev)");
 		return;
@@ -173,7 +156,7 @@ static void test_notes(void)
 	if (!check(make_tmpdir(dir, sizeof(dir), "usdt"), "usdt: a temporary directory"))
 		return;
 	snprintf(bin, sizeof(bin), "%s/fixture", dir);
-	if (!check(run("cc -O2 -c -DWITH_SEMAPHORE -o '%s/g.o' '%s' && cc -O2 -o '%s' '%s' '%s/g.o'",
+	if (!check(run_quiet("cc -O2 -c -DWITH_SEMAPHORE -o '%s/g.o' '%s' && cc -O2 -o '%s' '%s' '%s/g.o'",
 		       dir, src, bin, src, dir), "usdt: the fixture builds")) {
 		remove_tree(dir);
 		return;
