@@ -249,13 +249,14 @@ void target_snapshot(struct target *t, const struct memtrace_target_state *ts,
 	t->slots_seen = n;
 	/*
 	 * -p sees no dlopen() happen either: objects mapped since get their
-	 * tables (and probes) now; their allocations before this had their
-	 * stacks walked without them.
+	 * tables (and probes) and symbols now; their allocations before this
+	 * had their stacks walked without them.
 	 */
 	if (!t->spawn && procfs_alive(t->pid)) {
 		struct mt_err ignored;
 
 		usermode_probe_mapped(t->um, t->dev, t->pid, &ignored);
+		images_refresh(t->images, t->pid);
 	}
 	images_sync(t->images, ts, !t->spawn);
 }

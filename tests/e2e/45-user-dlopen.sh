@@ -9,7 +9,8 @@
 # table, and the library's frames named.  libdlalloc-dbg.so is the same
 # library stripped, its only call-frame information (.debug_frame) and its
 # symbols in a separate debug file found by .gnu_debuglink: the same
-# stacks, named.
+# stacks, named.  -p sees no dlopen happen: the library is taken at the
+# next report, so what it allocates after that has whole stacks.
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
@@ -56,5 +57,45 @@ check_no_match "without its debug file: no whole stack through the stripped libr
 	"$(chain_re 3885 5 'libdlalloc-dbg\.so')" "$(last_report_stacks "$OUT")"
 check_match "without its debug file: stacks end at a PC without a table, counted" '^[1-9]' \
 	"$(unwind_count "$OUT" 'no table')"
+
+# -p: the dlopen() after attach, the leak after two reports since.
+OUT=/tmp/dlopen-p.out
+PROG_OUT=/tmp/dlopen-p.prog
+rm -f /tmp/dlopen.fifo "$PROG_OUT"
+mkfifo /tmp/dlopen.fifo
+dlopenprog /usr/bin/libdlalloc.so 5 777 wait </tmp/dlopen.fifo >"$PROG_OUT" 2>&1 &
+TARGET=$!
+exec 3>/tmp/dlopen.fifo
+memtrace-read --unwind=cfi -p $TARGET 1 >"$OUT" 2>&1 &
+READER=$!
+reports() {
+	grep -c '^\[[0-9:]*\] ' "$OUT"
+}
+# reports_reach N: the reader printed N reports (wait_for evaluates it anew each time).
+reports_reach() {
+	[ "$(reports)" -ge "$1" ]
+}
+if wait_for 60 grep -q '^Attaching to pid' "$OUT"; then
+	echo go >&3
+	wait_for 30 grep -q '^LOADED' "$PROG_OUT"
+	n=$(reports)
+	wait_for 60 reports_reach $((n + 2))
+	echo leak >&3
+	wait_for 30 grep -q '^LEAKED' "$PROG_OUT"
+	n=$(reports)
+	wait_for 60 reports_reach $((n + 1))
+	kill -INT "$READER"
+	wait "$READER"
+	check_eq "-p: memtrace-read exits 0 on SIGINT" 0 "$?"
+	check_match "-p, dlopen()ed after attach: whole stacks once a report took the library" \
+		"$(chain_re 3885 5 'libdlalloc\.so')" "$(last_report_stacks "$OUT")" ||
+		diag "$(cat "$PROG_OUT"; tail -n 40 "$OUT")"
+else
+	not_ok "-p: memtrace-read attaches" "$(cat "$OUT")"
+	kill -KILL "$READER" 2>/dev/null
+fi
+exec 3>&-
+wait "$TARGET"
+rm -f /tmp/dlopen.fifo
 
 unload_memtrace

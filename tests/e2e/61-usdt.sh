@@ -7,7 +7,8 @@
 # fire exactly as often as the program reached it, with the values it
 # passed, from hit_plain < run_loop < main; the semaphore the program reads
 # must be nonzero only while traced: -c from the exec, -p from attach to
-# detach, system-wide for every run of the program while the reader runs.
+# detach, system-wide for every run of the program while the reader runs;
+# the same probe in a shared library (usdtprog-shared, libusdtgate.so).
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
@@ -28,6 +29,10 @@ plain_args() {
 # The arguments of every hit of probe $2 in output $1, one line each.
 hits_of() {
 	sed -n "s/^[0-9.][0-9.]*  *[0-9][0-9]*  *[0-9][0-9]*  *usdtprog  *$2  *//p" "$1"
+}
+# hits_reach OUT PROBE N: OUT has N hits of PROBE (wait_for evaluates it anew each time).
+hits_reach() {
+	[ "$(hits_of "$1" "$2" | wc -l)" -ge "$3" ]
 }
 
 out=$(usdtprog 3)
@@ -67,6 +72,19 @@ arg1=2 arg2=1
 arg1=3 arg2=1
 arg1=4 arg2=1" "$(hits_of "$OUT" memtrace_test:gated)"
 
+# A probe and its semaphore in a shared library (as libc's memory_* probes
+# would be): named by the library's path, set as the loader maps it.
+OUT=/tmp/usdt-shared.out
+memtrace-read --usdt /usr/bin/libusdtgate.so:memtrace_test:gated -- usdtprog-shared 3 >"$OUT" 2>&1
+check_eq "--usdt, a library's probe -c: the command's exit status" 0 "$?" || diag "$(cat "$OUT")"
+check_eq "--usdt, a library's probe: semaphore 1 while traced, reached 3 times" \
+	"semaphore=1 ran 3 plain=3 gated=3 semaphore=1" \
+	"$(grep -E '^(semaphore|ran)' "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "--usdt, a library's probe: 3 hits with their arguments" \
+	"arg1=1 arg2=1
+arg1=2 arg2=1
+arg1=3 arg2=1" "$(sed -n 's/^[0-9.][0-9.]*  *[0-9][0-9]*  *[0-9][0-9]*  *usdtprog-shared  *memtrace_test:gated  *//p' "$OUT")"
+
 # -p: a running process's semaphore, set from attach to detach.
 OUT=/tmp/usdt-p.out
 PROG_OUT=/tmp/usdt-p.prog
@@ -83,7 +101,7 @@ if wait_for 60 grep -q "^Tracing " "$OUT"; then
 	echo sem >&3
 	echo "run 3" >&3
 	wait_for 30 grep -q '^ran 3 ' "$PROG_OUT"
-	wait_for 30 test "$(hits_of "$OUT" memtrace_test:gated | wc -l)" -ge 3
+	wait_for 30 hits_reach "$OUT" memtrace_test:gated 3
 	kill -INT "$READER"
 	wait "$READER"
 	check_eq "--usdt -p: the reader's exit status" 0 "$?"
@@ -110,7 +128,7 @@ READER=$!
 if wait_for 60 grep -q "^Tracing " "$OUT"; then
 	a=$(usdtprog 2 | tr '\n' ' ')
 	b=$(usdtprog 1 | tr '\n' ' ')
-	wait_for 30 test "$(hits_of "$OUT" memtrace_test:gated | wc -l)" -ge 3
+	wait_for 30 hits_reach "$OUT" memtrace_test:gated 3
 	kill -INT "$READER"
 	wait "$READER"
 	c=$(usdtprog 1 | tr '\n' ' ')
