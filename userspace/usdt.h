@@ -74,7 +74,8 @@ int usdt_find(const char *path, const char *provider, const char *name,
  * The arguments of a hit as "arg1=5 arg2=-3 arg3=0x7ffc..." (signed
  * values in decimal, unsigned ones of 8 bytes in hex, smaller ones in
  * decimal; "?" where the argument is not decoded or its memory could not
- * be read).  sizes: the compiled args (NULL: all unsigned 8 bytes).
+ * be read).  args: the site's compiled arguments, for their sizes (NULL:
+ * all unsigned, 8 bytes); unsupported: its usdt_site.unsupported.
  */
 void usdt_format_args(char *buf, size_t len, const struct memtrace_ev_usdt *r,
 		      const struct memtrace_usdt_arg *args, uint32_t unsupported);
