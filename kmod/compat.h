@@ -49,12 +49,20 @@ struct mt_uprobe_handle {
 #endif
 };
 
-static inline int mt_uprobe_register(struct inode *inode, loff_t offset,
-				     struct uprobe_consumer *uc,
-				     struct mt_uprobe_handle *h)
+/*
+ * A uprobe with a reference counter (a USDT probe's semaphore; 0: none):
+ * the kernel adds 1 to the 16-bit word at file offset ref_ctr_offset in
+ * each address space the probe is armed in, and takes it back when
+ * disarmed.  6.12's uprobe_register() takes it; before,
+ * uprobe_register_refctr() (4.20 on).
+ */
+static inline int mt_uprobe_register_refctr(struct inode *inode, loff_t offset,
+					    loff_t ref_ctr_offset,
+					    struct uprobe_consumer *uc,
+					    struct mt_uprobe_handle *h)
 {
 #ifdef MEMTRACE_HAVE_UPROBE_REGISTER_PTR
-	struct uprobe *u = uprobe_register(inode, offset, 0, uc);
+	struct uprobe *u = uprobe_register(inode, offset, ref_ctr_offset, uc);
 
 	if (IS_ERR(u))
 		return PTR_ERR(u);
@@ -63,8 +71,15 @@ static inline int mt_uprobe_register(struct inode *inode, loff_t offset,
 #else
 	h->inode = inode;
 	h->offset = offset;
-	return uprobe_register(inode, offset, uc);
+	return uprobe_register_refctr(inode, offset, ref_ctr_offset, uc);
 #endif
+}
+
+static inline int mt_uprobe_register(struct inode *inode, loff_t offset,
+				     struct uprobe_consumer *uc,
+				     struct mt_uprobe_handle *h)
+{
+	return mt_uprobe_register_refctr(inode, offset, 0, uc, h);
 }
 
 /* Follow a batch of these with one mt_uprobe_unregister_sync(). */

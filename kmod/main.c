@@ -31,6 +31,7 @@
 
 #include "compat.h"
 #include "growth.h"
+#include "usdt.h"
 #include "pressure.h"
 #include "tracer.h"
 #include "uprobes.h"
@@ -124,6 +125,8 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 		     MEMTRACE_FEAT_TASK_FILTERS | MEMTRACE_FEAT_EVRING;
 	if (mt_available_events() & MEMTRACE_EV_USER)
 		v.features |= MEMTRACE_FEAT_UNWIND_CFI;
+	if (mt_available_events() & MEMTRACE_EV_USDT)
+		v.features |= MEMTRACE_FEAT_USDT;
 	strscpy(v.module_version, MEMTRACE_MODULE_VERSION, sizeof(v.module_version));
 	if (copy_to_user(arg, &v, sizeof(v)))
 		return -EFAULT;
@@ -298,6 +301,22 @@ static long mt_ioctl_unwind_table(struct file *file, void __user *arg)
 	return ret;
 }
 
+static long mt_ioctl_usdt(struct file *file, void __user *arg)
+{
+	struct memtrace_usdt u;
+	int ret;
+
+	ret = mt_copy_sized(&u, sizeof(u), MEMTRACE_USDT_SIZE_VER0, arg);
+	if (ret)
+		return ret;
+	mt_lock();
+	ret = mt_claim(file);
+	if (!ret)
+		ret = mt.tracing ? -EBUSY : mt_usdt_add(file, &u);
+	mt_unlock();
+	return ret;
+}
+
 /* The session's event rings, for its owner only; referenced, or an ERR_PTR. */
 static struct mt_evring *mt_owner_evring(struct file *file)
 {
@@ -370,6 +389,8 @@ static long mt_ioctl_evstats(struct file *file, void __user *arg)
 		st.probe_missed = mt_pressure_missed();
 	if (!ret && (mt.attached & MEMTRACE_EV_GROWTH))
 		mt_growth_stats(&st);
+	if (!ret && (mt.attached & MEMTRACE_EV_USDT))
+		mt_usdt_stats(&st);
 	mt_unlock();
 	if (ret)
 		return ret;
@@ -423,6 +444,8 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mt_ioctl_evring_consume(file, uarg);
 	case MEMTRACE_IOC_EVSTATS:
 		return mt_ioctl_evstats(file, uarg);
+	case MEMTRACE_IOC_USDT:
+		return mt_ioctl_usdt(file, uarg);
 	default:
 		return -ENOTTY;
 	}

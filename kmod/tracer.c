@@ -18,6 +18,7 @@
 #include <linux/timekeeping.h>
 
 #include "growth.h"
+#include "usdt.h"
 #include "pressure.h"
 #include "sampling.h"
 #include "tracer.h"
@@ -208,6 +209,7 @@ void mt_tracer_exit(void)
 	if (mt.tracing)
 		mt_stop();
 	mt_user_release();
+	mt_usdt_release_owner(mt.owner);
 	mt_put_task_filter();
 	mt_free_tables();
 	mt_ring_destroy(&mt.ring);
@@ -221,7 +223,7 @@ void mt_tracer_exit(void)
 u32 mt_available_events(void)
 {
 	return mt_kernel_events() | mt_user_available() | mt_pressure_available() |
-	       mt_growth_available();
+	       mt_growth_available() | mt_usdt_available();
 }
 
 struct mt_evring *mt_evring_get_current(void)
@@ -291,6 +293,13 @@ static int mt_attach(u32 events)
 		if (ret && (events & MEMTRACE_EV_PRESSURE))
 			mt_pressure_detach();
 	}
+	if (!ret && (events & MEMTRACE_EV_USDT)) {
+		ret = mt_usdt_attach(mt.evring, mt.filter.tgid, mt.ev_pid_ns, mt.filter.depth);
+		if (ret && (events & MEMTRACE_EV_GROWTH))
+			mt_growth_detach();
+		if (ret && (events & MEMTRACE_EV_PRESSURE))
+			mt_pressure_detach();
+	}
 	if (ret) {
 		if (allocs & MEMTRACE_EV_USER)
 			mt_user_detach();
@@ -304,6 +313,8 @@ static void mt_detach(void)
 {
 	u32 allocs = mt.attached & ~MT_EV_RING;
 
+	if (mt.attached & MEMTRACE_EV_USDT)
+		mt_usdt_detach();
 	if (mt.attached & MEMTRACE_EV_GROWTH)
 		mt_growth_detach();
 	if (mt.attached & MEMTRACE_EV_PRESSURE)
@@ -635,5 +646,6 @@ void mt_release_owner(const void *owner)
 		WRITE_ONCE(mt.owner, NULL);
 	}
 	mt_user_release_owner(owner);
+	mt_usdt_release_owner(owner);
 	mt_unlock();
 }

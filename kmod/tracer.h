@@ -152,7 +152,7 @@ struct mt_state {
 };
 
 /* Events recorded in the per-CPU event rings rather than the tables. */
-#define MT_EV_RING	(MEMTRACE_EV_PRESSURE | MEMTRACE_EV_GROWTH)
+#define MT_EV_RING	(MEMTRACE_EV_PRESSURE | MEMTRACE_EV_GROWTH | MEMTRACE_EV_USDT)
 
 /* The session's event rings, referenced, or NULL. */
 struct mt_evring *mt_evring_get_current(void);

@@ -11,7 +11,8 @@
 # real consumer: a JSON Schema validator (python3-jsonschema), go tool pprof
 # (golang-go), promtool (prometheus) and, for --svg's flame graph, a
 # headless browser (chromium) with fonts to render its text
-# (fonts-dejavu-core).
+# (fonts-dejavu-core).  USDT probes are tested with a program built with
+# <sys/sdt.h> (systemtap-sdt-dev).
 set -eu
 
 [ "$(id -u)" -eq 0 ] || { echo "deps: must run as root (apt-get)" >&2; exit 1; }
@@ -36,7 +37,7 @@ PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
 	valgrind sparse python3 zstd openssl debootstrap e2fsprogs libcap-dev
 	libc6-dbg libjemalloc-dev libgoogle-perftools-dev musl-tools sqlite3 time
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libjansson-dev python3-jsonschema golang-go
-	prometheus chromium fonts-dejavu-core strace gdb"
+	prometheus chromium fonts-dejavu-core strace gdb systemtap-sdt-dev"
 # The 6.12 kernel from bookworm-backports.
 BPO_PKGS="linux-image-amd64 linux-headers-amd64"
 

@@ -49,6 +49,7 @@ enum {
 	OPT_FFAULTS,
 	OPT_STACKS,
 	OPT_USE,
+	OPT_USDT,
 };
 
 /*
@@ -74,6 +75,7 @@ static const struct option long_options[] = {
 	{ "ffaults",		no_argument,		NULL, OPT_FFAULTS },
 	{ "stacks",		no_argument,		NULL, OPT_STACKS },
 	{ "use",		no_argument,		NULL, OPT_USE },
+	{ "usdt",		required_argument,	NULL, OPT_USDT },
 	{ "pid",		required_argument,	NULL, 'p' },
 	{ "command",		required_argument,	NULL, 'c' },
 	{ "obj",		required_argument,	NULL, 'O' },
@@ -129,7 +131,7 @@ void cli_usage(FILE *out, const char *prog)
 "usage: %s [-h] [--version] [--kernel-leaks | --slab | --oom | --reclaim |\n"
 "       --vmscan | --compaction | --migration |\n"
 "       --mmap [--stacks] | --brk | --shm [--stacks] | --faults | --ffaults |\n"
-"       --use]\n"
+"       --use | --usdt BINARY:PROVIDER:NAME]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--unwind=auto|fp|cfi] [--debuginfod]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
@@ -181,7 +183,11 @@ void cli_usage(FILE *out, const char *prog)
 "  --faults              page faults by user stack and process, as faults(8):\n"
 "                        minor and major\n"
 "  --ffaults             page faults by the file mapped, as ffaults(8)\n"
-"                        (these five: -p/-c one process, else system-wide;\n"
+"  --usdt BINARY:PROVIDER:NAME\n"
+"                        each hit of a USDT probe (<sys/sdt.h>) of BINARY with\n"
+"                        its arguments, as trace(8); hits by user stack at the\n"
+"                        end (semaphores are set while traced)\n"
+"                        (these six: -p/-c one process, else system-wide;\n"
 "                        --by-comm, --by-cgroup select callers; -T stacks)\n"
 "  --use                 memory in the USE method's terms each interval:\n"
 "                        utilization (/proc/meminfo, the -T largest memcgs\n"
@@ -506,7 +512,8 @@ bool cli_growth_folds(const struct mt_options *o)
 const char *cli_growth_option(enum mt_mode m)
 {
 	return m == MT_MODE_MMAP ? "--mmap" : m == MT_MODE_BRK ? "--brk" :
-	       m == MT_MODE_SHM ? "--shm" : m == MT_MODE_FAULTS ? "--faults" : "--ffaults";
+	       m == MT_MODE_SHM ? "--shm" : m == MT_MODE_FAULTS ? "--faults" :
+	       m == MT_MODE_USDT ? "--usdt" : "--ffaults";
 }
 
 /*
@@ -525,7 +532,7 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 	if (o->stacks && o->mode != MT_MODE_MMAP && o->mode != MT_MODE_SHM)
 		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm (%s)",
 			       o->mode == MT_MODE_FFAULTS ? "--ffaults counts by file" :
-			       "--brk and --faults always report stacks");
+			       "--brk, --faults and --usdt always report stacks");
 	if (kernel_leaks || slab)
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
@@ -536,6 +543,9 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 		other = "an allocation option";
 	else if (o->by_pid)
 		other = "--by-pid (use -p)";
+	else if (o->mode == MT_MODE_USDT && (o->json || o->folded))
+		other = o->json ? "--json (not written for --usdt yet)" :
+			"--folded (not written for --usdt yet)";
 	else if (o->folded && !cli_growth_folds(o))
 		other = "--folded (it prints each call: no stacks counted to fold; "
 			"--json has every call)";
@@ -548,7 +558,8 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 		return mt_errf(err, EINVAL, "%s reports %s, not allocations: "
 			       "it cannot be combined with %s", mode,
 			       o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS ?
-			       "page faults" : "system calls", other);
+			       "page faults" : o->mode == MT_MODE_USDT ? "probe hits" :
+			       "system calls", other);
 	return 0;
 }
 
@@ -753,9 +764,14 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 		case OPT_SHM:
 		case OPT_FAULTS:
 		case OPT_FFAULTS:
+		case OPT_USDT:
 			if (growth && growth != c)
-				return mt_errf(err, EINVAL, "--mmap, --brk, --shm, --faults and "
-					       "--ffaults are different modes: choose one");
+				return mt_errf(err, EINVAL, "--mmap, --brk, --shm, --faults, "
+					       "--ffaults and --usdt are different modes: choose one");
+			if (c == OPT_USDT && o->usdt)
+				return mt_errf(err, EINVAL, "--usdt takes one probe");
+			if (c == OPT_USDT)
+				o->usdt = optarg;
 			growth = c;
 			break;
 		case OPT_STACKS:
@@ -954,11 +970,12 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 			       compaction ? "--compaction" : "--migration",
 			       cli_growth_option(growth == OPT_MMAP ? MT_MODE_MMAP :
 			       growth == OPT_BRK ? MT_MODE_BRK : growth == OPT_SHM ? MT_MODE_SHM :
-			       growth == OPT_FAULTS ? MT_MODE_FAULTS : MT_MODE_FFAULTS));
+			       growth == OPT_FAULTS ? MT_MODE_FAULTS :
+			       growth == OPT_USDT ? MT_MODE_USDT : MT_MODE_FFAULTS));
 	if (growth) {
 		o->mode = growth == OPT_MMAP ? MT_MODE_MMAP : growth == OPT_BRK ? MT_MODE_BRK :
 			  growth == OPT_SHM ? MT_MODE_SHM : growth == OPT_FAULTS ? MT_MODE_FAULTS :
-			  MT_MODE_FFAULTS;
+			  growth == OPT_USDT ? MT_MODE_USDT : MT_MODE_FFAULTS;
 		return check_growth(o, kernel_leaks, slab, older_given, err);
 	}
 	if (o->stacks)

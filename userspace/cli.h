@@ -32,6 +32,7 @@ enum mt_mode {
 	MT_MODE_FAULTS,		/* --faults: page faults by user stack, as faults(8) */
 	MT_MODE_FFAULTS,	/* --ffaults: page faults by file, as ffaults(8) */
 	MT_MODE_USE,		/* --use: utilization, saturation, errors of memory */
+	MT_MODE_USDT,		/* --usdt: hits of a USDT probe, as trace(8) */
 };
 
 enum mt_sort {
@@ -95,6 +96,7 @@ struct mt_options {
 	const char *module;		/* --module: stacks through this module's code */
 	uint32_t events;		/* --events: MEMTRACE_EV_* to attach; 0: the mode's */
 	bool stacks;			/* --stacks, --mmap: bytes mapped by user stack */
+	const char *usdt;		/* --usdt BINARY:PROVIDER:NAME, into argv */
 	wordexp_t words;		/* -c split */
 
 	/* Report formats and memleak compatibility (docs/memtrace-read.8). */

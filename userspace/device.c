@@ -446,6 +446,17 @@ int device_evstats(struct mt_device *d, struct memtrace_evstats *st, struct mt_e
 	return mt_errf(err, errno, "the module gives no event statistics: %s", strerror(errno));
 }
 
+int device_usdt(struct mt_device *d, struct memtrace_usdt *u, struct mt_err *err)
+{
+	u->size = sizeof(*u);
+	if (xioctl(d->fd, MEMTRACE_IOC_USDT, u) == 0)
+		return 0;
+	if (module_gone(errno))
+		return gone_error("a USDT probe", errno, err);
+	return mt_errf(err, errno, "the module refused a USDT probe at file offset 0x%llx: %s",
+		       (unsigned long long)u->offset, strerror(errno));
+}
+
 void device_close(struct mt_device *d)
 {
 	if (d->fd >= 0 && d->tracing)

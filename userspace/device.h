@@ -75,6 +75,8 @@ int device_evring_consume(struct mt_device *d, uint32_t cpu, uint64_t pos,
 
 /* What the event hooks lost outside the rings (MEMTRACE_IOC_EVSTATS). */
 int device_evstats(struct mt_device *d, struct memtrace_evstats *st, struct mt_err *err);
+/* Hands one USDT probe site over (MEMTRACE_IOC_USDT; u->fd open on its object). */
+int device_usdt(struct mt_device *d, struct memtrace_usdt *u, struct mt_err *err);
 
 /* Stops tracing if this reader started it, unmaps, closes. */
 void device_close(struct mt_device *d);

@@ -259,9 +259,7 @@ static bool name_is(const struct sym_view *v, const char *name)
 	return name && strlen(name) == v->name_len && !memcmp(v->name, name, v->name_len);
 }
 
-/* The file offset of vaddr, through the PT_LOAD that maps it from the file
- * (not from its zero-filled tail, which has no file offset). */
-static bool vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
+bool elfsyms_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
 {
 	size_t i, n;
 
@@ -310,7 +308,7 @@ static void consider(struct find_ctx *c, size_t i, const struct sym_view *v, boo
 	rank = public ? RANK_PUBLIC_DEFAULT : RANK_FALLBACK_DEFAULT;
 	if (!v->default_version)
 		rank++;
-	if (rank >= c->cand[i].rank || !vaddr_to_offset(c->o->elf, v->value, &offset))
+	if (rank >= c->cand[i].rank || !elfsyms_vaddr_to_offset(c->o->elf, v->value, &offset))
 		return;
 	c->cand[i].rank = rank;
 	c->cand[i].offset = offset;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gelf.h>
+
 #include "util.h"
 
 /* Symbols that may be probed in one object: the C functions and C++'s operators. */
@@ -68,5 +70,12 @@ const char *elfsyms_ufn_name(uint32_t func);
  * WEAK function, IFUNCs included: 1 or 0, or -errno as above.
  */
 int elfsyms_defines(const char *path, const char *name, struct mt_err *err);
+
+/*
+ * The file offset of vaddr (in the object's own layout), through the
+ * PT_LOAD that maps it from the file (not from its zero-filled tail,
+ * which has no file offset); false if none does.
+ */
+bool elfsyms_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset);
 
 #endif

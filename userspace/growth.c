@@ -30,6 +30,7 @@
 #include "pressure.h"
 #include "rmodel.h"
 #include "spawn.h"
+#include "usdt.h"
 #include "usyms.h"
 
 #define PROG "memtrace-read"
@@ -117,6 +118,8 @@ static void result_str(int64_t ret, char *buf, size_t len)
 
 const char *growth_header(enum mt_mode mode)
 {
+	if (mode == MT_MODE_USDT)
+		return "TIME(s)      PID     TID     COMM             PROBE                    ARGS";
 	if (mode == MT_MODE_SHM)
 		return "PID    COMM                SYS              RET ARGs";
 	return "PID    COMM             PROT MAP   OFFS(KB) SIZE(KB) FILE";
@@ -463,6 +466,12 @@ int growth_agg_add(struct growth_agg *a, const struct memtrace_ev_syscall *r, ui
 			 frames_in(r->nr_frames, r->hdr.size, sizeof(*r)), bytes, 0);
 }
 
+int growth_agg_add_usdt(struct growth_agg *a, const struct memtrace_ev_usdt *r)
+{
+	return agg_count(a, r->pid, r->comm, (const uint64_t *)(r + 1),
+			 frames_in(r->nr_frames, r->hdr.size, sizeof(*r)), 0, 0);
+}
+
 int growth_agg_add_fault(struct growth_agg *a, const struct memtrace_ev_fault *r)
 {
 	return agg_count(a, r->pid, r->comm, (const uint64_t *)(r + 1),
@@ -615,6 +624,12 @@ struct growth {
 	uint64_t agg_full;
 	uint64_t calls, printed_at;
 	uint64_t drains;	/* drains of the rings so far */
+	/* --usdt: the probe's sites, what the hits' times count from */
+	struct usdt_site usdt[MEMTRACE_MAX_USDT];
+	int nr_usdt;
+	char usdt_label[2 * USDT_NAME_LEN + 2];	/* PROVIDER:NAME */
+	uint64_t start_ns;
+	uint64_t arg_faults;	/* hits with an argument whose memory could not be read */
 };
 
 static struct sym_proc *sym_of(struct growth *g, int pid, bool make)
@@ -664,6 +679,12 @@ static bool stack_mode(const struct mt_options *o)
 {
 	return o->mode == MT_MODE_BRK || o->mode == MT_MODE_FAULTS ||
 	       (o->mode == MT_MODE_MMAP && o->stacks);
+}
+
+/* Modes that count by user stack: their processes' symbols are read while they run. */
+static bool counts_stacks(const struct mt_options *o)
+{
+	return stack_mode(o) || o->mode == MT_MODE_USDT;
 }
 
 static bool report_mode(const struct mt_options *o)
@@ -848,7 +869,10 @@ static void text_report(struct growth *g, const char *hms)
 		return;
 	}
 	s = growth_agg_sorted(g->agg, &n);
-	if (g->o->mode == MT_MODE_FAULTS)
+	if (g->o->mode == MT_MODE_USDT)
+		fprintf(t, "[%s] Top %zu stacks by hits of %s (%" PRIu64 " hits):\n", hms,
+			n < g->o->top ? n : (size_t)g->o->top, g->usdt_label, g->calls);
+	else if (g->o->mode == MT_MODE_FAULTS)
 		fprintf(t, "[%s] Top %zu stacks by page faults (%" PRIu64 " faults, %" PRIu64
 			" major):\n", hms, n < g->o->top ? n : (size_t)g->o->top, g->calls, g->major);
 	else if (g->o->mode == MT_MODE_BRK)
@@ -858,7 +882,10 @@ static void text_report(struct growth *g, const char *hms)
 		fprintf(t, "[%s] Top %zu stacks by bytes mapped (%" PRIu64 " calls):\n", hms,
 			n < g->o->top ? n : (size_t)g->o->top, g->calls);
 	for (size_t i = 0; s && i < n && i < g->o->top; i++) {
-		if (g->o->mode == MT_MODE_FAULTS)
+		if (g->o->mode == MT_MODE_USDT)
+			fprintf(t, "\t%" PRIu64 " hits by %s [%" PRIu32 "] from stack\n", s[i]->calls,
+				s[i]->comm, s[i]->pid);
+		else if (g->o->mode == MT_MODE_FAULTS)
 			fprintf(t, "\t%" PRIu64 " page faults (%" PRIu64 " major) by %s [%" PRIu32
 				"] from stack\n", s[i]->calls, s[i]->major, s[i]->comm, s[i]->pid);
 		else if (g->o->mode == MT_MODE_BRK)
@@ -910,11 +937,38 @@ static void emit_call(struct growth *g, const struct memtrace_ev_syscall *r, uin
 	evjson_emit(g->json.f, rec);
 }
 
+/* A --usdt hit: its line as it comes, and counted under its stack. */
+static void on_usdt(struct growth *g, const struct memtrace_ev_usdt *r)
+{
+	/* The site's own specs: sites of one probe may place its arguments differently. */
+	const struct usdt_site *site = r->probe < (uint32_t)g->nr_usdt ? &g->usdt[r->probe] : NULL;
+	char comm[MEMTRACE_COMM_LEN + 1];
+	char args[768];
+
+	comm_of(comm, r->comm);
+	usdt_format_args(args, sizeof(args), r, site ? site->args : NULL,
+			 site ? site->unsupported : 0);
+	fprintf(g->text, "%-12.6f %-7" PRIu32 " %-7" PRIu32 " %-16s %-24s %s\n",
+		r->ts_ns >= g->start_ns ? (double)(r->ts_ns - g->start_ns) / 1e9 : 0.0,
+		r->pid, r->tid, comm, g->usdt_label, args);
+	g->arg_faults += r->arg_faults != 0;
+	sym_seen(g, (int)r->pid);
+	g->calls++;
+	if (growth_agg_add_usdt(g->agg, r))
+		g->agg_full++;
+}
+
 static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 {
 	const struct memtrace_ev_syscall *r = (const void *)h;
 	struct growth *g = ctx;
 	char line[512];
+
+	if (h->type == MEMTRACE_EVT_USDT) {
+		if (h->size >= sizeof(struct memtrace_ev_usdt))
+			on_usdt(g, (const void *)h);
+		return;
+	}
 
 	if (h->type == MEMTRACE_EVT_FAULT) {
 		const struct memtrace_ev_fault *f = (const void *)h;
@@ -999,7 +1053,11 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return;
 	}
-	if (g->text)
+	if (g->text && g->o->mode == MT_MODE_USDT)
+		fprintf(g->text, "Missed: %" PRIu64 " stacks cut short; %" PRIu64
+			" hits with an argument whose memory could not be read\n",
+			(uint64_t)st.stack_faults, g->arg_faults);
+	else if (g->text)
 		fprintf(g->text, "Missed: %" PRIu64 " events (kretprobe instances exhausted); %"
 			PRIu64 " stacks cut short; %" PRIu64 " mapped files not named\n",
 			(uint64_t)st.probe_missed, (uint64_t)st.stack_faults,
@@ -1030,6 +1088,8 @@ static uint32_t mode_events(enum mt_mode m)
 		return MEMTRACE_EV_FAULT;
 	case MT_MODE_FFAULTS:
 		return MEMTRACE_EV_FFAULT;
+	case MT_MODE_USDT:
+		return MEMTRACE_EV_USDT;
 	default:
 		return MEMTRACE_EV_SHM;
 	}
@@ -1045,8 +1105,9 @@ static bool command_events(struct growth *g, struct spawn *sp, struct evreader *
 	while (spawn_next(sp, &ev)) {
 		switch (ev.kind) {
 		case SPAWN_EV_IMAGE:
+		case SPAWN_EV_MAPPED:
 		case SPAWN_EV_EXITING:
-			if (stack_mode(g->o)) {
+			if (counts_stacks(g->o)) {
 				/* Its calls so far name their processes' symbols first. */
 				drain(g, er);
 				sym_refresh(g, ev.pid);
@@ -1060,6 +1121,58 @@ static bool command_events(struct growth *g, struct spawn *sp, struct evreader *
 		}
 	}
 	return ended;
+}
+
+/* --usdt: the probe's sites in its object; -errno, said. */
+static int find_usdt(struct growth *g, const struct mt_options *o)
+{
+	char path[4096], provider[USDT_NAME_LEN], name[USDT_NAME_LEN];
+	struct mt_err err;
+	int n;
+
+	n = usdt_parse_probe(o->usdt, path, sizeof(path), provider, name, &err);
+	if (!n)
+		n = usdt_find(path, provider, name, g->usdt, MT_ARRAY_SIZE(g->usdt), &err);
+	if (n < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return n;
+	}
+	g->nr_usdt = n;
+	snprintf(g->usdt_label, sizeof(g->usdt_label), "%s:%s", provider, name);
+	for (int i = 0; i < n; i++)
+		if (g->usdt[i].unsupported)
+			fprintf(stderr, PROG ": %s at 0x%" PRIx64 ": arguments '%s': those "
+				"shown as ? are not decoded (a symbol, an index register or "
+				"a segment)\n", g->usdt_label, g->usdt[i].pc, g->usdt[i].specs);
+	return 0;
+}
+
+/* Hands the sites over, each as the object's descriptor and its offsets. */
+static int add_usdt(struct growth *g, struct mt_device *dev, struct mt_err *err)
+{
+	char path[4096], provider[USDT_NAME_LEN], name[USDT_NAME_LEN];
+	int fd, ret = 0;
+
+	if (usdt_parse_probe(g->o->usdt, path, sizeof(path), provider, name, err))
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return mt_errf(err, errno, "%s: %s", path, strerror(errno));
+	for (int i = 0; i < g->nr_usdt && !ret; i++) {
+		struct memtrace_usdt u;
+
+		memset(&u, 0, sizeof(u));
+		u.fd = fd;
+		u.offset = g->usdt[i].offset;
+		u.ref_ctr_offset = g->usdt[i].ref_ctr_offset;
+		u.probe = (uint32_t)i;
+		u.nr_args = g->usdt[i].nr_args;
+		memcpy(u.args, g->usdt[i].args, sizeof(u.args));
+		ret = device_usdt(dev, &u, err);
+	}
+	/* The module holds its own reference to the file. */
+	close(fd);
+	return ret;
 }
 
 int growth_run(const struct mt_options *o)
@@ -1089,10 +1202,13 @@ int growth_run(const struct mt_options *o)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		goto out;
 	}
+	if (o->mode == MT_MODE_USDT && find_usdt(g, o) < 0)
+		goto out;
 	if (!(dev.version.features & MEMTRACE_FEAT_EVRING) || !(dev.version.features & want)) {
 		fprintf(stderr, PROG ": %s: not supported by this module on this kernel "
 			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
 			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
+			o->mode == MT_MODE_USDT ? "no uprobes" :
 			"its system calls cannot be probed (see dmesg)");
 		goto out;
 	}
@@ -1138,6 +1254,10 @@ int growth_run(const struct mt_options *o)
 		cfg.flags |= MEMTRACE_CFG_CGROUP;
 	}
 	ret = device_configure(&dev, &cfg, &err);
+	if (!ret && o->mode == MT_MODE_USDT)
+		ret = add_usdt(g, &dev, &err);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	g->start_ns = (uint64_t)deadline.tv_sec * 1000000000ULL + (uint64_t)deadline.tv_nsec;
 	if (!ret)
 		ret = device_start(&dev, &err);
 	if (!ret)
@@ -1153,7 +1273,7 @@ int growth_run(const struct mt_options *o)
 	}
 	if (o->by_cgroup)
 		close(cfg.cgroup_fd);
-	if (o->pid && stack_mode(o))
+	if (o->pid && counts_stacks(o))
 		sym_of(g, o->pid, true);
 	ret = sp ? spawn_exec(sp, &err) : 0;
 	if (ret) {
@@ -1162,7 +1282,11 @@ int growth_run(const struct mt_options *o)
 		goto stop_quiet;
 	}
 	/* With --json or --folded on stdout the banner goes to stderr. */
-	if (report_mode(o))
+	if (o->mode == MT_MODE_USDT && g->text)
+		fprintf(g->text, "Tracing %s (%d site%s) %s, Ctrl+C to quit.\n%s\n", g->usdt_label,
+			g->nr_usdt, g->nr_usdt == 1 ? "" : "s",
+			pid ? "in one process" : "system-wide", growth_header(o->mode));
+	else if (report_mode(o))
 		fprintf(g->text ? g->text : stderr, "Tracing %s %s, Ctrl+C to quit.\n",
 			o->mode == MT_MODE_BRK ? "brk growth" :
 			o->mode == MT_MODE_MMAP ? "bytes mapped" : o->mode == MT_MODE_FAULTS ?
@@ -1213,6 +1337,8 @@ stop:
 	if (!status && drain(g, &er))
 		status = 1;
 	if (report_mode(o) && !status && (g->printed_at != g->calls || !g->calls || ended))
+		report(g);
+	if (o->mode == MT_MODE_USDT && !status)
 		report(g);
 	if (er.map)
 		print_lost(g, &dev, &er);

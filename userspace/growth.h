@@ -20,7 +20,7 @@
 
 #include "cli.h"
 
-/* Runs --mmap, --brk, --shm, --faults or --ffaults; returns the process exit status. */
+/* Runs --mmap, --brk, --shm, --faults, --ffaults or --usdt; returns the process exit status. */
 int growth_run(const struct mt_options *o);
 
 /* The column headers of the line modes. */
@@ -69,6 +69,8 @@ struct growth_agg *growth_agg_new(void);
 void growth_agg_free(struct growth_agg *a);
 /* Counts one call of r's process and stack, bytes more; -ENOMEM if full. */
 int growth_agg_add(struct growth_agg *a, const struct memtrace_ev_syscall *r, uint64_t bytes);
+/* Counts one --usdt hit of r's process and stack. */
+int growth_agg_add_usdt(struct growth_agg *a, const struct memtrace_ev_usdt *r);
 /* Counts one page fault of r's process and stack. */
 int growth_agg_add_fault(struct growth_agg *a, const struct memtrace_ev_fault *r);
 /* The entries, most bytes first (then most calls); *n of them, valid until the next add. */

@@ -39,7 +39,8 @@ int main(int argc, char **argv)
 	    opts.mode == MT_MODE_MIGRATION)
 		status = pressure_run(&opts);
 	else if (opts.mode == MT_MODE_MMAP || opts.mode == MT_MODE_BRK || opts.mode == MT_MODE_SHM ||
-		 opts.mode == MT_MODE_FAULTS || opts.mode == MT_MODE_FFAULTS)
+		 opts.mode == MT_MODE_FAULTS || opts.mode == MT_MODE_FFAULTS ||
+		 opts.mode == MT_MODE_USDT)
 		status = growth_run(&opts);
 	else if (opts.mode == MT_MODE_USE)
 		status = use_run(&opts);

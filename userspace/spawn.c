@@ -17,11 +17,25 @@
  * breakpoint goes back in.  Once consistent it stays out: only then may
  * constructors start threads, which a breakpoint would kill (their SIGTRAP
  * is not ours to take: threads are not traced).
+ *
+ * From then on the loader is watched with a hardware breakpoint on
+ * _dl_debug_state (debug registers DR0/DR7, PTRACE_POKEUSER), which
+ * belongs to the traced thread alone: a thread it starts does not inherit
+ * it (nor does a child; an exec clears it), so nothing untraced can take
+ * its trap.  Each dlopen() or dlclose() of that thread reports through
+ * _dl_debug_state (RT_ADD or RT_DELETE, then RT_CONSISTENT); at
+ * RT_CONSISTENT the process is held (SPAWN_EV_MAPPED) while its new
+ * objects are mapped and not yet run, then goes on (the kernel sets the
+ * resume flag: the instruction runs without trapping again).  Other
+ * threads' dlopen() calls are not seen.  It is armed one single step past
+ * the held instruction (armed at it, it would trap at once), and taken
+ * out before any detach, or the untraced process would die of its trap.
  */
 #include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <link.h>
 #include <poll.h>
 #include <pthread.h>
@@ -46,6 +60,9 @@ struct tracee {
 	bool detaching;		/* interrupted, to be let go at its stop */
 	bool bp_set;		/* the loader breakpoint is in */
 	bool stepping;		/* single-stepping over the breakpoint's instruction */
+	bool hw_pending;	/* arm the hardware breakpoint once past the held instruction */
+	bool hw_stepping;	/* single-stepping past it to arm it */
+	bool hw_set;		/* the hardware breakpoint is armed */
 	struct loader_hook hook;
 	long saved;		/* the word the breakpoint replaced */
 };
@@ -177,6 +194,40 @@ static void bp_remove(struct tracee *t)
 	t->bp_set = false;
 }
 
+/* DR0 on _dl_debug_state's first instruction (DR7: L0, execute, 1 byte), or off. */
+#define DR7_L0	1UL
+
+static void hw_write(struct tracee *t, unsigned long dr0, unsigned long dr7)
+{
+	if (dr7 && ptrace(PTRACE_POKEUSER, t->pid, (void *)offsetof(struct user, u_debugreg[0]),
+			  (void *)dr0))
+		return;
+	if (!ptrace(PTRACE_POKEUSER, t->pid, (void *)offsetof(struct user, u_debugreg[7]),
+		    (void *)dr7))
+		t->hw_set = dr7 != 0;
+}
+
+static void hw_arm(struct tracee *t)
+{
+	hw_write(t, t->hook.brk, DR7_L0);
+}
+
+static void hw_disarm(struct tracee *t)
+{
+	if (t->hw_set)
+		hw_write(t, 0, 0);
+	t->hw_pending = t->hw_stepping = false;
+}
+
+/* The stop is the hardware breakpoint's trap (not a SIGTRAP of the program's). */
+static bool hw_trapped(struct tracee *t)
+{
+	siginfo_t si;
+
+	return t->hw_set && !ptrace(PTRACE_GETSIGINFO, t->pid, NULL, &si) &&
+	       si.si_signo == SIGTRAP && si.si_code == TRAP_HWBKPT;
+}
+
 /* Lets a stopped tracee run on, delivering sig. */
 static void resume(struct tracee *t, int sig)
 {
@@ -184,6 +235,19 @@ static void resume(struct tracee *t, int sig)
 	if (t->stepping) {
 		t->stepping = false;
 		bp_insert(t);
+	}
+	/* Past the held instruction first, then the watch on the loader. */
+	if (t->hw_pending && !sig) {
+		t->hw_pending = false;
+		t->hw_stepping = true;
+		if (!ptrace(PTRACE_SINGLESTEP, t->pid, NULL, NULL))
+			return;
+		t->hw_stepping = false;
+		hw_arm(t);
+	} else if (t->hw_pending || t->hw_stepping) {
+		/* A signal first: armed now, its first trap may be a spurious hold. */
+		t->hw_pending = t->hw_stepping = false;
+		hw_arm(t);
 	}
 	ptrace(PTRACE_CONT, t->pid, NULL, (void *)(long)sig);
 }
@@ -201,7 +265,8 @@ static void on_exec(struct spawn *s, struct tracee *t)
 {
 	struct mt_err ignored;
 
-	t->bp_set = t->stepping = false;
+	/* An exec clears the debug registers. */
+	t->bp_set = t->stepping = t->hw_pending = t->hw_stepping = t->hw_set = false;
 	if (loader_find(t->pid, &t->hook, &ignored) == 0 && bp_insert(t) == 0)
 		resume(t, 0);
 	else
@@ -214,6 +279,24 @@ static bool on_trap(struct spawn *s, struct tracee *t)
 	struct user_regs_struct regs;
 	long state;
 
+	if (t->hw_stepping) {
+		t->hw_stepping = false;
+		hw_arm(t);
+		ptrace(PTRACE_CONT, t->pid, NULL, NULL);
+		return true;
+	}
+	if (hw_trapped(t)) {
+		/* A dlopen() or dlclose() of the traced thread: hold it once they are done. */
+		errno = 0;
+		state = t->hook.r_state ?
+			ptrace(PTRACE_PEEKDATA, t->pid, (void *)t->hook.r_state, NULL) :
+			RT_CONSISTENT;
+		if (errno || (int)state == RT_CONSISTENT)
+			hold(s, t, SPAWN_EV_MAPPED, true);
+		else
+			ptrace(PTRACE_CONT, t->pid, NULL, NULL);
+		return true;
+	}
 	if (t->stepping) {
 		t->stepping = false;
 		if (bp_insert(t))
@@ -233,6 +316,7 @@ static bool on_trap(struct spawn *s, struct tracee *t)
 		ptrace(PTRACE_PEEKDATA, t->pid, (void *)t->hook.r_state, NULL) : RT_CONSISTENT;
 	/* A little-endian word: r_state is its low 32 bits. */
 	if (errno || (int)state == RT_CONSISTENT) {
+		t->hw_pending = true;
 		hold(s, t, SPAWN_EV_IMAGE, true);
 		return true;
 	}
@@ -247,6 +331,7 @@ static bool on_trap(struct spawn *s, struct tracee *t)
 static void detach(struct spawn *s, struct tracee *t, int sig)
 {
 	bp_remove(t);
+	hw_disarm(t);
 	ptrace(PTRACE_DETACH, t->pid, NULL, (void *)(long)sig);
 	tracee_remove(s, t);
 }
@@ -287,7 +372,8 @@ static void on_status(struct spawn *s, pid_t pid, int status)
 	event = (unsigned int)status >> 16;
 	if (s->finishing) {
 		/* A signal it was about to take is delivered as it goes. */
-		detach(s, t, event == 0 && !(sig == SIGTRAP && t->stepping) ? sig : 0);
+		detach(s, t, event == 0 && !(sig == SIGTRAP && (t->stepping || t->hw_stepping ||
+								 hw_trapped(t))) ? sig : 0);
 		return;
 	}
 	switch (event) {

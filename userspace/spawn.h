@@ -13,6 +13,9 @@
  *    breakpoint on the loader's _dl_debug_state, see loader.h): the
  *    process is held there (SPAWN_EV_IMAGE) for its allocators to be
  *    probed, in the libraries it really maps;
+ *  - each dlopen() and dlclose() of its traced thread holds it once the
+ *    loader is done (SPAWN_EV_MAPPED): new objects are mapped, none of
+ *    their code has run (a hardware breakpoint on _dl_debug_state);
  *  - its exit (PTRACE_O_TRACEEXIT) holds it too (SPAWN_EV_EXITING), while
  *    its mappings can still be read;
  *  - with follow_forks its children are traced the same way
@@ -35,6 +38,8 @@ enum spawn_event_kind {
 	SPAWN_EV_IMAGE,		/* pid exec'd and its libraries are mapped; held */
 	SPAWN_EV_EXITING,	/* pid is exiting, its mappings intact; held */
 	SPAWN_EV_ENDED,		/* the command (its first process) ended: status */
+	/* pid's loader mapped or unmapped objects (a dlopen, a dlclose of its traced thread); held */
+	SPAWN_EV_MAPPED,
 };
 
 struct spawn_event {

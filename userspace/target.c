@@ -169,6 +169,17 @@ bool target_update(struct target *t, const char *prog)
 					err.msg);
 			spawn_release(t->spawn, ev.pid);
 			break;
+		case SPAWN_EV_MAPPED:
+			/*
+			 * A dlopen(): the new objects' allocators and unwind
+			 * tables before any of their code runs, and their symbols.
+			 */
+			if (usermode_probe_mapped(t->um, t->dev, ev.pid, &err) < 0)
+				fprintf(stderr, "%s: pid %d mapped objects: %s\n", prog, (int)ev.pid,
+					err.msg);
+			images_refresh(t->images, ev.pid);
+			spawn_release(t->spawn, ev.pid);
+			break;
 		case SPAWN_EV_EXITING:
 			/* Its mappings, for the stacks it leaves, while they are there. */
 			images_refresh(t->images, ev.pid);
@@ -237,6 +248,17 @@ void target_snapshot(struct target *t, const struct memtrace_target_state *ts,
 			usermode_probe_image(t->um, t->dev, ts->procs[i].pid, false, &ignored);
 	}
 	t->slots_seen = n;
+	/*
+	 * -p sees no dlopen() happen either: objects mapped since get their
+	 * tables (and probes) and symbols now; their allocations before this
+	 * had their stacks walked without them.
+	 */
+	if (!t->spawn && procfs_alive(t->pid)) {
+		struct mt_err ignored;
+
+		usermode_probe_mapped(t->um, t->dev, t->pid, &ignored);
+		images_refresh(t->images, t->pid);
+	}
 	images_sync(t->images, ts, !t->spawn);
 }
 

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debugfile.h"
+
 /* DWARF register numbers of x86-64 (the psABI's). */
 #define DW_X86_64_RBP	6
 #define DW_X86_64_RSP	7
@@ -229,6 +231,32 @@ uint32_t unwtab_build_id(const char *path, uint8_t id[20])
 	return n;
 }
 
+/*
+ * A stripped object's .debug_frame is in its separate debug file
+ * (debugfile.h), at the same addresses: its Dwarf, or NULL (*dfd: the
+ * file, to close after dwarf_end()).
+ */
+static Dwarf *debug_file_dwarf(Elf *elf, const char *path, const uint8_t *id, uint32_t id_len,
+			       int *dfd)
+{
+	const char *link;
+	char *found = NULL;
+	GElf_Word crc;
+	Dwarf *dw;
+
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	*dfd = debugfile_find("", path, id, (int)id_len, link, &found);
+	free(found);
+	if (*dfd < 0)
+		return NULL;
+	dw = dwarf_begin(*dfd, DWARF_C_READ);
+	if (!dw) {
+		close(*dfd);
+		*dfd = -1;
+	}
+	return dw;
+}
+
 int unwtab_build(const char *path, struct unwtab *t, struct mt_err *err)
 {
 	Dwarf_CFI *eh = NULL, *dbg = NULL;
@@ -236,7 +264,7 @@ int unwtab_build(const char *path, struct unwtab *t, struct mt_err *err)
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr ehdr;
 	Elf *elf;
-	int fd, ret = 0;
+	int fd, dfd = -1, ret = 0;
 
 	memset(t, 0, sizeof(*t));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -253,6 +281,14 @@ int unwtab_build(const char *path, struct unwtab *t, struct mt_err *err)
 	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (dw)
 		dbg = dwarf_getcfi(dw);
+	if (!dbg) {
+		/* Stripped: the debug file's .debug_frame, where there is one. */
+		if (dw)
+			dwarf_end(dw);
+		dw = debug_file_dwarf(elf, path, t->build_id, t->build_id_len, &dfd);
+		if (dw)
+			dbg = dwarf_getcfi(dw);
+	}
 	if (!eh && !dbg) {
 		ret = mt_errf(err, ENOENT, "%s: no call-frame information", path);
 		goto out;
@@ -280,6 +316,8 @@ out:
 		dwarf_cfi_end(eh);
 	if (dw)
 		dwarf_end(dw);
+	if (dfd >= 0)
+		close(dfd);
 	elf_end(elf);
 	close(fd);
 	if (ret)

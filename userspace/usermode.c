@@ -348,8 +348,12 @@ static bool maps_libstdcxx(const struct mapped_object *m)
 	return m->executable && !strncmp(base_name(m->path), "libstdc++.so", 12);
 }
 
-int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool strict,
-			 struct mt_err *err)
+/*
+ * The objects pid maps: its executable (with_exe), libc, libstdc++, the -O
+ * objects, each probed once; then the unwind tables of all its code.
+ */
+static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool strict,
+			bool with_exe, struct mt_err *err)
 {
 	struct mapped_object *maps = NULL;
 	const struct mapped_object *libc;
@@ -361,7 +365,7 @@ int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool
 	if (!l)
 		return mt_errf(err, ENOMEM, "out of memory");
 	ret = procmaps_read(pid, &maps, &nr_maps, err);
-	if (!ret)
+	if (!ret && with_exe)
 		ret = add_executable(pid, nr_maps, um->prefix, l, err);
 	if (!ret && procmaps_find_libc(pid, maps, nr_maps, &libc, err) == 0)
 		ret = list_add(l, libc->open_path, libc->path, false, false, err);
@@ -377,7 +381,7 @@ int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool
 			ret = mt_errf(err, ENOENT, "-O %s: pid %d maps no such object (give its path)",
 				      um->objs[i], pid);
 	}
-	if (!ret && !l->nr && strict)
+	if (!ret && !l->nr && strict && with_exe)
 		ret = mt_errf(err, ENOENT, "pid %d maps no libc and its executable defines no "
 			      "malloc: statically linked and stripped? name the allocator's "
 			      "object with -O", pid);
@@ -394,4 +398,15 @@ int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool
 	free(maps);
 	free(l);
 	return ret ? ret : total;
+}
+
+int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool strict,
+			 struct mt_err *err)
+{
+	return probe_mapped(um, d, pid, strict, true, err);
+}
+
+int usermode_probe_mapped(struct usermode *um, struct mt_device *d, int pid, struct mt_err *err)
+{
+	return probe_mapped(um, d, pid, false, false, err);
 }

@@ -45,6 +45,13 @@ int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool
 			 struct mt_err *err);
 
 /*
+ * The objects pid mapped since its image was probed (a dlopen): those not
+ * seen before get their probes (libstdc++, -O objects) and unwind tables.
+ * Returns the functions probed (>= 0), or -errno with err set.
+ */
+int usermode_probe_mapped(struct usermode *um, struct mt_device *d, int pid, struct mt_err *err);
+
+/*
  * How stacks are walked (MT_UNWIND_*): with auto or cfi, each image's
  * objects get unwind tables (auto: those built without frame pointers)
  * as its allocators are probed.  -EOPNOTSUPP for cfi if the module has

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debugfile.h"
 #include "procfs.h"
 #include "procmaps.h"
 
@@ -725,45 +726,9 @@ static int open_mapped(const struct usyms_module *m, const char *name, size_t le
 /* ---- its debug files -------------------------------------------------- */
 
 /*
- * path, opened, if it is the debug file of an object with build-id id
- * (len bytes; 0: the object has none, any file will do).
- */
-static int open_debug_file(const char *path, const unsigned char *id, int len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	const void *found;
-	Elf *elf;
-	bool same;
-
-	if (fd < 0 || len <= 0)
-		return fd;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	same = elf && dwelf_elf_gnu_build_id(elf, &found) == len && !memcmp(found, id, (size_t)len);
-	elf_end(elf);
-	if (!same) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int found_debug_file(int fd, const char *path, char **debuginfo_file_name)
-{
-	*debuginfo_file_name = strdup(path);
-	if (!*debuginfo_file_name) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Dwfl_Callbacks.find_debuginfo: the object's debug file, looked for where
- * gdb looks, in the process's own file tree (a container's, a chroot's):
- * by build-id under /usr/lib/debug/.build-id, then by .gnu_debuglink next
- * to the object, in .debug/ there, and under /usr/lib/debug.  A file found
- * by build-id in our own /usr/lib/debug is the same file, and will do.  A
- * download from debuginfod only with --debuginfod.
+ * Dwfl_Callbacks.find_debuginfo: the object's debug file where gdb looks,
+ * in the process's own file tree (debugfile.h); a download from
+ * debuginfod only with --debuginfod.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -771,50 +736,16 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 {
 	const struct usyms_module *m = *userdata;
 	const unsigned char *id = NULL;
-	char root[48] = "", path[PATH_MAX], hex[2 * 64 + 1];
+	char root[48] = "";
 	GElf_Addr id_vaddr;
 	int len, fd;
 
 	if (m && m->root_fd >= 0)
 		snprintf(root, sizeof(root), "/proc/self/fd/%d", m->root_fd);
 	len = dwfl_module_build_id(mod, &id, &id_vaddr);
-	if (len > 1 && len <= 64) {
-		for (int i = 0; i < len; i++)
-			snprintf(hex + 2 * i, 3, "%02x", id[i]);
-		for (int ours = 0; ours < 2; ours++) {
-			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-				 ours ? "" : root, hex, hex + 2);
-			fd = open_debug_file(path, id, len);
-			if (fd >= 0)
-				return found_debug_file(fd, path, debuginfo_file_name);
-		}
-	}
-	/*
-	 * The object's path is as /proc/PID/maps shows it to us: in our tree
-	 * if we can reach its file (a chroot's), else in its process's (a
-	 * mount namespace of its own).  Look in both; in ours, a file must
-	 * have the object's build-id to be taken.
-	 */
-	if (debuglink_file && file_name && file_name[0] == '/' && !strchr(debuglink_file, '/')) {
-		static const char *const where[] = { "%s%.*s/%s", "%s%.*s/.debug/%s",
-						     "%s/usr/lib/debug%.*s/%s" };
-		int dir = (int)(strrchr(file_name, '/') - file_name);
-
-		for (int ours = 0; ours < 2 && (!ours || len > 0); ours++) {
-			for (size_t i = 0; i < MT_ARRAY_SIZE(where); i++) {
-				const char *base = ours ? "" : root;
-
-				snprintf(path, sizeof(path), where[i], base, dir, file_name,
-					 debuglink_file);
-				/* The object's own file, if it keeps its debug info. */
-				if (!strcmp(path + strlen(base), file_name))
-					continue;
-				fd = open_debug_file(path, id, len);
-				if (fd >= 0)
-					return found_debug_file(fd, path, debuginfo_file_name);
-			}
-		}
-	}
+	fd = debugfile_find(root, file_name, id, len, debuglink_file, debuginfo_file_name);
+	if (fd >= 0)
+		return fd;
 	if (usyms_debuginfod)
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						    debuglink_file, debuglink_crc,

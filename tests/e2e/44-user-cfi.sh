@@ -23,10 +23,6 @@ if ! load_memtrace; then
 	exit 1
 fi
 
-# unw FILE WORDS: the count before WORDS in FILE's last "Unwind:" line.
-unw() {
-	grep '^Unwind:' "$1" | tail -n 1 | sed -n -E "s/.*[ ;:,] *([0-9]+) $2.*/\1/p"
-}
 
 # chain_re BYTES COUNT BINARY FUNC...: ERE of a stack whose frames begin with FUNC...
 chain_re() {
@@ -56,12 +52,12 @@ OUT=/tmp/nofp-cfi.out
 check_match "nofp, --unwind=cfi: 777 bytes in 7 from level3 <- level2 <- level1 <- main" \
 	"$(chain_re 777 7 cfileak-nofp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
 diag "$(grep '^Unwind:' "$OUT" | tail -n 1)"
-check_eq "nofp, --unwind=cfi: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
-check_match "nofp, --unwind=cfi: frames found by table" '^[1-9]' "$(unw "$OUT" 'by table')"
+check_eq "nofp, --unwind=cfi: no frame found by frame pointer" 0 "$(unwind_count "$OUT" 'by frame pointer')"
+check_match "nofp, --unwind=cfi: frames found by table" '^[1-9]' "$(unwind_count "$OUT" 'by table')"
 check_match "nofp, --unwind=cfi: stacks end at their outermost frame (_start)" '^[1-9]' \
-	"$(unw "$OUT" outermost)"
-check_eq "nofp, --unwind=cfi: no stack ends at a PC without table" 0 "$(unw "$OUT" 'no table')"
-check_eq "nofp, --unwind=cfi: no fault" 0 "$(unw "$OUT" fault)"
+	"$(unwind_count "$OUT" outermost)"
+check_eq "nofp, --unwind=cfi: no stack ends at a PC without table" 0 "$(unwind_count "$OUT" 'no table')"
+check_eq "nofp, --unwind=cfi: no fault" 0 "$(unwind_count "$OUT" fault)"
 check_match "nofp, --unwind=cfi: tables loaded (executable, libc, loader)" '^[3-9]|^[1-9][0-9]' \
 	"$(grep '^Unwind:' "$OUT" | tail -n 1 | sed -n -E 's/.* for ([0-9]+) files.*/\1/p')"
 
@@ -70,7 +66,7 @@ run nofp-auto -c /usr/bin/cfileak-nofp
 OUT=/tmp/nofp-auto.out
 check_match "nofp, auto: the same full stack" \
 	"$(chain_re 777 7 cfileak-nofp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
-check_eq "nofp, auto: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
+check_eq "nofp, auto: no frame found by frame pointer" 0 "$(unwind_count "$OUT" 'by frame pointer')"
 
 # fp: what the tables are for (diagnostic only: what rbp holds is chance).
 run nofp-fp --unwind=fp -c /usr/bin/cfileak-nofp
@@ -85,13 +81,13 @@ check_match "fp, auto: 777 bytes in 7 from level3 <- level2 <- level1 <- main" \
 	"$(chain_re 777 7 cfileak-fp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
 diag "$(grep '^Unwind:' "$OUT" | tail -n 1)"
 check_match "fp, auto: the program's frames found by frame pointer" '^[1-9]' \
-	"$(unw "$OUT" 'by frame pointer')"
-check_match "fp, auto: libc's frames found by table" '^[1-9]' "$(unw "$OUT" 'by table')"
+	"$(unwind_count "$OUT" 'by frame pointer')"
+check_match "fp, auto: libc's frames found by table" '^[1-9]' "$(unwind_count "$OUT" 'by table')"
 run fp-cfi --unwind=cfi -c /usr/bin/cfileak-fp
 OUT=/tmp/fp-cfi.out
 check_match "fp, --unwind=cfi: the same full stack" \
 	"$(chain_re 777 7 cfileak-fp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
-check_eq "fp, --unwind=cfi: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
+check_eq "fp, --unwind=cfi: no frame found by frame pointer" 0 "$(unwind_count "$OUT" 'by frame pointer')"
 
 # --- b. through Debian's libstdc++ and the dynamic linker, as Memcheck -------
 # vg_stacks LOG: per block Memcheck reports, "BYTES|f1;f2;..." with the
@@ -152,14 +148,14 @@ check_match "deep 1000: the stack's frames are recurse's" \
 	"$(chain_re 222 1 cfileak-nofp recurse recurse recurse recurse recurse)" "$stack"
 frames=$(printf '%s\n' "$stack" | awk -F' ;; ' '{ print NF - 1 }')
 check_eq "deep 1000: the stack is cut at the deepest stack kept (64 frames)" 64 "$frames"
-check_eq "deep 1000: no fault" 0 "$(unw "$OUT" fault)"
+check_eq "deep 1000: no fault" 0 "$(unwind_count "$OUT" fault)"
 
 run badstack --unwind=cfi -c "/usr/bin/cfileak-nofp badstack"
 OUT=/tmp/badstack.out
 check_match "badstack: 333 bytes from malloc_on, the stack ending there" \
 	"^[[:space:]]*333 bytes in 1 allocations? from stack[^;]* ;; $(fr malloc_on cfileak-nofp)\$" \
 	"$(last_report_stacks "$OUT")"
-check_eq "badstack: the read of the unmapped frame is a counted fault" 1 "$(unw "$OUT" fault)"
+check_eq "badstack: the read of the unmapped frame is a counted fault" 1 "$(unwind_count "$OUT" fault)"
 
 # --- a signal handler's allocation: through the signal frame ---------------
 # (Memcheck is no oracle here: its own signal trampoline ends its stacks.)
@@ -168,8 +164,8 @@ OUT=/tmp/signal.out
 check_match "signal: 444 bytes from on_signal <- the trampoline <- spin <- main" \
 	"^[[:space:]]*444 bytes in 1 allocations? from stack[^;]* ;; $(fr on_signal cfileak-nofp) ;; [^;]*\\[libc[^]]*\\] ;; $(fr spin cfileak-nofp)( ;; [^;]* \\(inlined\\))* ;; $(fr main cfileak-nofp)( ;; |\$)" \
 	"$(last_report_stacks "$OUT")"
-check_eq "signal: one signal frame stepped over" 1 "$(unw "$OUT" signal)"
-check_eq "signal: no frame found by frame pointer" 0 "$(unw "$OUT" 'by frame pointer')"
+check_eq "signal: one signal frame stepped over" 1 "$(unwind_count "$OUT" signal)"
+check_eq "signal: no frame found by frame pointer" 0 "$(unwind_count "$OUT" 'by frame pointer')"
 
 # --- no kernel complaint ------------------------------------------------------
 check_no_match "no BUG, WARNING, KASAN or lockdep report in the kernel log" \

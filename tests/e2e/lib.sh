@@ -177,6 +177,12 @@ last_report_stacks() {
 
 # ---- user mode ------------------------------------------------------------
 
+# unwind_count FILE WORDS: the count before WORDS in FILE's last "Unwind:"
+# line (user stacks: how their frames were found, why they ended).
+unwind_count() {
+	grep '^Unwind:' "$1" | tail -n 1 | sed -n -E "s/.*[ ;:,] *([0-9]+) $2.*/\1/p"
+}
+
 # fr FUNC BINARY: ERE of one frame, "FUNC+0xOFF [BINARY]" and maybe " file.c:LINE".
 fr() {
 	printf '%s\n' "$1\\+0x[0-9a-f]+ \\[$2\\]( [^ ;]+:[0-9]+)?"

@@ -16,6 +16,14 @@
  *                         reads N pages of FILE through a mapping
  *                         (read_pages), printing the page faults each took
  *                         by getrusage()
+ *   memgrowth majfaults N FILE
+ *                         reads N pages of FILE (on a disk: ext4 on a loop
+ *                         device, written and evicted from the page cache
+ *                         by the caller; mincore() says how many are
+ *                         resident) through a mapping, with MADV_RANDOM
+ *                         where the kernel has madvise() (no read-around:
+ *                         a page per fault, "RANDOM 1"), from read_pages,
+ *                         printing the page faults getrusage() counts
  *   memgrowth bench N     times N mmap+munmap pairs (64 KiB, anonymous) and
  *                         N page faults (fresh anonymous pages), the median
  *                         of 5 rounds after one to warm up: "ns/mmap X",
@@ -263,6 +271,45 @@ NOINLINE static int run_faults(int n, const char *path)
 	return 0;
 }
 
+NOINLINE static int run_majfaults(int n, const char *path)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	unsigned char *vec = calloc((size_t)n, 1);
+	long minor, major, resident = 0;
+	struct rusage r0;
+	int fd, random;
+	char *m;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || !vec) {
+		perror("memgrowth majfaults");
+		return 1;
+	}
+	m = mmap(NULL, n * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED || mincore(m, n * PAGE, vec)) {
+		perror("mmap/mincore");
+		return 1;
+	}
+	/* A kernel without madvise() (CONFIG_ADVISE_SYSCALLS) reads around. */
+	random = !madvise(m, n * PAGE, MADV_RANDOM);
+	for (int i = 0; i < n; i++)
+		resident += vec[i] & 1;
+	say("RESIDENT %s %ld of %d pages\n", name, resident, n);
+	say("RANDOM %d\n", random);
+	/* Its code and getrusage()'s faulted in first: only the pages count. */
+	read_pages(m, 0);
+	getrusage(RUSAGE_SELF, &r0);
+	faults_since(&r0, &minor, &major);
+
+	getrusage(RUSAGE_SELF, &r0);
+	read_pages(m, n);
+	faults_since(&r0, &minor, &major);
+	say("READ %s %d pages minflt %ld majflt %ld\n", name, n, minor, major);
+	close(fd);
+	free(vec);
+	return 0;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec t;
@@ -336,10 +383,13 @@ int main(int argc, char **argv)
 		status = run_shm();
 	else if (argc == 4 && !strcmp(argv[1], "faults"))
 		status = run_faults(atoi(argv[2]), argv[3]);
+	else if (argc == 4 && !strcmp(argv[1], "majfaults"))
+		status = run_majfaults(atoi(argv[2]), argv[3]);
 	else if (argc == 3 && !strcmp(argv[1], "bench"))
 		status = run_bench(atoi(argv[2]));
 	else
-		fprintf(stderr, "usage: memgrowth mmap FILE | brk N | shm | faults N FILE | bench N\n");
+		fprintf(stderr, "usage: memgrowth mmap FILE | brk N | shm | faults N FILE | "
+			"majfaults N FILE | bench N\n");
 	say("END %d\n", status);
 	return status;
 }

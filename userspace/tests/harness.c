@@ -103,6 +103,22 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 	return remove(path);
 }
 
+bool run_quiet(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd) - 32, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd) - 32)
+		return false;
+	strcat(cmd, " >/dev/null 2>&1");
+	fflush(stdout);
+	return system(cmd) == 0;
+}
+
 bool make_tmpdir(char *buf, size_t len, const char *tag)
 {
 	snprintf(buf, len, "/tmp/memtrace-%s-XXXXXX", tag);
@@ -187,6 +203,7 @@ int main(int argc, char **argv)
 	growth_tests();
 	evjson_tests();
 	use_tests();
+	usdt_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

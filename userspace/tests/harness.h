@@ -26,6 +26,8 @@ const char *fixture_path(const char *name);
 char *read_file(const char *path, size_t *len);
 /* A fresh directory /tmp/memtrace-<tag>-XXXXXX in buf (len >= 64); false if not. */
 bool make_tmpdir(char *buf, size_t len, const char *tag);
+/* Runs a shell command, its output discarded; true if it exited 0. */
+bool run_quiet(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Removes dir and everything in it (a make_tmpdir() directory). */
 void remove_tree(const char *dir);
 
@@ -70,5 +72,6 @@ void unwtab_tests(void);
 void growth_tests(void);
 void evjson_tests(void);
 void use_tests(void);
+void usdt_tests(void);
 
 #endif

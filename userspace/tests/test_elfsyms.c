@@ -33,27 +33,9 @@ static void rm_tmpdir(void)
 	tmpdir[0] = '\0';
 }
 
-/* Runs a shell command quietly; true if it exited 0. */
-static bool run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd) - 32, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd) - 32)
-		return false;
-	strcat(cmd, " >/dev/null 2>&1");
-	fflush(stdout);
-	return system(cmd) == 0;
-}
-
 static bool have(const char *tool)
 {
-	return run("command -v %s", tool);
+	return run_quiet("command -v %s", tool);
 }
 
 static const char *tmp_path(char *buf, size_t len, const char *name)
@@ -228,7 +210,7 @@ static void test_stripped_copy(const char *libc, const struct ufn_probe *p, int 
 		      "# SKIP no objcopy (binutils)");
 		return;
 	}
-	if (!check(run("objcopy --strip-all '%s' '%s'", libc, copy), "objcopy strips a libc copy"))
+	if (!check(run_quiet("objcopy --strip-all '%s' '%s'", libc, copy), "objcopy strips a libc copy"))
 		return;
 	m = elfsyms_find_allocators(copy, q, ELFSYMS_MAX_PROBES, &err);
 	check(same_probes(p, n, q, m),
@@ -384,7 +366,7 @@ static void test_fixture_lib(void)
 	snprintf(src, sizeof(src), "%s", fixture_path("elfsyms-lib.c"));
 	snprintf(map, sizeof(map), "%s", fixture_path("elfsyms-lib.map"));
 	/* -Ttext-segment: addresses differ from file offsets, as in ET_EXEC. */
-	if (!check(run("cc -shared -fPIC -O1 -Wl,-Ttext-segment=0x200000 "
+	if (!check(run_quiet("cc -shared -fPIC -O1 -Wl,-Ttext-segment=0x200000 "
 		       "-Wl,--version-script='%s' -o '%s' '%s'", map, lib, src),
 		   "the fixture library builds with cc"))
 		return;
@@ -397,7 +379,7 @@ static void test_fixture_lib(void)
 	diag_probes("elfsyms-lib.so", p, n);
 	check_fixture_probes(".symtab", p, n, h);
 
-	if (have("objcopy") && run("objcopy --strip-all '%s' '%s'", lib, stripped)) {
+	if (have("objcopy") && run_quiet("objcopy --strip-all '%s' '%s'", lib, stripped)) {
 		m = elfsyms_find_allocators(stripped, q, ELFSYMS_MAX_PROBES, &err);
 		check(same_probes(p, n, q, m),
 		      "elfsyms finds the same in .dynsym alone (versions from .gnu.version)");
@@ -422,7 +404,7 @@ static void test_fixture_lib(void)
 	      "__libc_memalign only");
 
 	tmp_path(obj, sizeof(obj), "elfsyms-lib.o");
-	if (check(run("cc -c -fPIC -o '%s' '%s'", obj, src), "the fixture object builds"))
+	if (check(run_quiet("cc -c -fPIC -o '%s' '%s'", obj, src), "the fixture object builds"))
 		check(elfsyms_find_allocators(obj, q, ELFSYMS_MAX_PROBES, &err) == -ENOEXEC &&
 		      strstr(err.msg, "not an executable or shared object"),
 		      "elfsyms rejects a relocatable object: %s", err.msg);
@@ -438,13 +420,13 @@ static void test_no_symbols(void)
 
 	tmp_path(exe, sizeof(exe), "elfsyms-static");
 	tmp_path(stripped, sizeof(stripped), "elfsyms-static-stripped");
-	if (!have("cc") || !have("objcopy") || !run("cc -print-file-name=libc.a | grep -q /")) {
+	if (!have("cc") || !have("objcopy") || !run_quiet("cc -print-file-name=libc.a | grep -q /")) {
 		check(true, "elfsyms reports a binary without symbols # SKIP needs cc, objcopy "
 		      "and a static libc (libc.a) to build one");
 		return;
 	}
-	if (!check(run("cc -static -O1 -o '%s' '%s'", exe, fixture_path("elfsyms-static.c")) &&
-		   run("objcopy --strip-all '%s' '%s'", exe, stripped),
+	if (!check(run_quiet("cc -static -O1 -o '%s' '%s'", exe, fixture_path("elfsyms-static.c")) &&
+		   run_quiet("objcopy --strip-all '%s' '%s'", exe, stripped),
 		   "a static binary builds, and strips"))
 		return;
 	rc = elfsyms_find_allocators(exe, p, ELFSYMS_MAX_PROBES, &err);

@@ -6,7 +6,10 @@
  * (sh -c 'exec ...'); a child is followed with follow_forks; the exit
  * status comes through (3, and 128 + SIGKILL); a stop signal leaves the
  * command stopped until SIGCONT, which resumes it (the PTRACE_TRACEME
- * tracer left it in 't' for good); a missing command is an error.
+ * tracer left it in 't' for good); a missing command is an error.  A
+ * dlopen() of the traced thread holds the command with the library
+ * mapped (/proc/PID/maps, the oracle), once; one from another thread is
+ * not seen and does not kill it (fixtures/spawn-dlopen.c).
  */
 #include <errno.h>
 #include <poll.h>
@@ -56,6 +59,8 @@ static int run_to_end(struct spawn *s, unsigned int *images, unsigned int *exits
 			(*images)++;
 			if (np < max_pids)
 				pids[np++] = ev.pid;
+		} else if (ev.kind == SPAWN_EV_MAPPED) {
+			/* a dlopen() of the program's own (test_dlopen_held counts them) */
 		} else {
 			(*exits)++;
 		}
@@ -301,6 +306,70 @@ static void test_finish_detaches(void)
 	      WTERMSIG(status) == SIGTERM, "and takes its signals as usual");
 }
 
+/* Whether pid maps a file whose name ends in name. */
+static bool maps_file(pid_t pid, const char *name)
+{
+	struct mapped_object *maps = NULL;
+	struct mt_err err;
+	size_t nr = 0;
+	bool found = false;
+
+	if (procmaps_read(pid, &maps, &nr, &err))
+		return false;
+	for (size_t i = 0; i < nr && !found; i++) {
+		size_t l = strlen(maps[i].path), n = strlen(name);
+
+		found = l >= n && !strcmp(maps[i].path + l - n, name);
+	}
+	free(maps);
+	return found;
+}
+
+static void test_dlopen_held(void)
+{
+	char src[4096], prog[128], cmd[8192];
+	char *argv[] = { prog, "libz.so.1", "libelf.so.1", NULL };
+	unsigned int mapped = 0, images = 0;
+	bool held_mapped = false, other_unmapped = false;
+	struct spawn_event ev;
+	struct spawn *s = NULL;
+	struct mt_err err;
+	int code = -1;
+
+	snprintf(src, sizeof(src), "%s", fixture_path("spawn-dlopen.c"));
+	snprintf(prog, sizeof(prog), "%s/spawn-dlopen", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -pthread -o '%s' '%s' -ldl >/dev/null 2>&1", prog, src);
+	if (!check(system(cmd) == 0, "the dlopen fixture builds"))
+		return;
+	if (!check(spawn_start(argv, false, &s, &err) == 0 && spawn_exec(s, &err) == 0,
+		   "spawn starts spawn-dlopen")) {
+		diag("%s", err.msg);
+		spawn_finish(s);
+		return;
+	}
+	while (next_event(s, &ev, 20)) {
+		if (ev.kind == SPAWN_EV_ENDED) {
+			code = spawn_exit_code(ev.status);
+			break;
+		}
+		if (ev.kind == SPAWN_EV_IMAGE)
+			images++;
+		if (ev.kind == SPAWN_EV_MAPPED) {
+			mapped++;
+			held_mapped |= maps_file(ev.pid, "/libz.so.1") ||
+				       maps_file(ev.pid, "/libz.so.1.2.13");
+			other_unmapped |= !maps_file(ev.pid, "libelf.so.1") &&
+					  !maps_file(ev.pid, "libelf-0.188.so");
+		}
+		spawn_release(s, ev.pid);
+	}
+	spawn_finish(s);
+	check(code == 0, "a thread's dlopen() does not kill the traced command (exit %d)", code);
+	check(images == 1 && mapped >= 1 && held_mapped && other_unmapped,
+	      "the main thread's dlopen() holds it with the library mapped, before the "
+	      "thread's (%u images, %u holds)", images, mapped);
+}
+
 void spawn_tests(void)
 {
 	char src[4096], prog[128], mark[128], cmd[8192];
@@ -318,6 +387,7 @@ void spawn_tests(void)
 		test_exec_followed(prog);
 		test_fork_followed(prog);
 	}
+	test_dlopen_held();
 	test_job_control();
 	test_killed();
 	test_missing();

@@ -230,9 +230,99 @@ static void error_tests(void)
 	      "unwtab: a file that is no ELF is said so (%s)", err.msg);
 }
 
+static bool same_rows(const struct unwtab *a, const struct unwtab *b)
+{
+	return a->nr == b->nr && !memcmp(a->rows, b->rows, a->nr * sizeof(*a->rows));
+}
+
+/* Rows whose rule says something (not "no information"). */
+static size_t rows_known(const struct unwtab *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nr; i++)
+		n += t->rows[i].cfa_reg != MEMTRACE_UNW_CFA_NONE;
+	return n;
+}
+
+/*
+ * A stripped object whose only call-frame information (.debug_frame, no
+ * .eh_frame: -fno-asynchronous-unwind-tables) is in its separate debug
+ * file: found by .gnu_debuglink next to it and in .debug/ there, the
+ * table must be the one the unstripped object gives (the oracle: the
+ * same object before objcopy took its DWARF out).
+ */
+static void debug_file_tests(void)
+{
+	char dir[64], full[128], lib[128], dbg[128], src[128];
+	FILE *f;
+	struct unwtab t_full, t_strip, t_none;
+	struct mt_err err;
+
+	if (!run_quiet("command -v cc >/dev/null && command -v objcopy >/dev/null")) {
+		check(true, "unwtab debug files # SKIP no cc or objcopy");
+		return;
+	}
+	if (!check(make_tmpdir(dir, sizeof(dir), "unwdbg"), "unwtab: a temporary directory"))
+		return;
+	snprintf(full, sizeof(full), "%s/full.so", dir);
+	snprintf(lib, sizeof(lib), "%s/lib.so", dir);
+	snprintf(dbg, sizeof(dbg), "%s/lib.so.debug", dir);
+	snprintf(src, sizeof(src), "%s/lib.c", dir);
+	f = fopen(src, "w");
+	if (f) {
+		/* Functions with frames of their own, none made a tail call. */
+		fputs("#include <stdlib.h>\n"
+		      "void *volatile kept;\n"
+		      "__attribute__((noinline, noipa)) void leaf(size_t n) { kept = malloc(n); }\n"
+		      "__attribute__((noinline, noipa)) void mid(size_t n) "
+		      "{ char b[64]; b[n % 64] = 1; kept = b; leaf(n); kept = 0; }\n"
+		      "void top(size_t n) { for (volatile int i = 0; i < 3; i++) mid(n); kept = 0; }\n",
+		      f);
+		fclose(f);
+	}
+	if (!check(f && run_quiet("cc -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables "
+		      "-fno-unwind-tables -fPIC -shared -o '%s' '%s' && "
+		      "objcopy --only-keep-debug '%s' '%s' && "
+		      "objcopy --strip-all --add-gnu-debuglink='%s' '%s' '%s'",
+		      full, src, full, dbg, dbg, full, lib),
+		   "unwtab: a library with .debug_frame only, stripped, with a debug link")) {
+		remove_tree(dir);
+		return;
+	}
+	if (check(unwtab_build(full, &t_full, &err) == 0, "unwtab: the unstripped one's table") &&
+	    check(unwtab_build(lib, &t_strip, &err) == 0, "unwtab: the stripped one's table")) {
+		check(rows_known(&t_full) > 0 && same_rows(&t_full, &t_strip),
+		      "unwtab: the stripped object's table is the unstripped one's, "
+		      "from its debug file's .debug_frame (%zu rows, %zu known)",
+		      t_strip.nr, rows_known(&t_strip));
+		unwtab_free(&t_strip);
+		/* In .debug/ next to it, as gdb looks too. */
+		if (run_quiet("mkdir '%s/.debug' && mv '%s' '%s/.debug/'", dir, dbg, dir) &&
+		    check(unwtab_build(lib, &t_strip, &err) == 0,
+			  "unwtab: the stripped one's table, debug file in .debug/")) {
+			check(same_rows(&t_full, &t_strip), "unwtab: ... the same rows");
+			unwtab_free(&t_strip);
+		}
+		/* No debug file: no information for its functions, not a wrong rule. */
+		if (run_quiet("rm -rf '%s/.debug'", dir)) {
+			int ret = unwtab_build(lib, &t_none, &err);
+
+			check((ret == -ENOENT || (ret == 0 && rows_known(&t_none) < rows_known(&t_full))),
+			      "unwtab: without its debug file, the stripped object's functions "
+			      "have no rule (%d)", ret);
+			if (!ret)
+				unwtab_free(&t_none);
+		}
+		unwtab_free(&t_full);
+	}
+	remove_tree(dir);
+}
+
 void unwtab_tests(void)
 {
 	self_tests();
 	libc_tests();
 	error_tests();
+	debug_file_tests();
 }

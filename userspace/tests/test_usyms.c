@@ -647,15 +647,6 @@ static void test_speed(void)
 
 static char cxx_tmp[64];
 
-static bool run_quiet(const char *cmd)
-{
-	char buf[8192];
-
-	snprintf(buf, sizeof(buf), "%s >/dev/null 2>&1", cmd);
-	fflush(stdout);
-	return system(buf) == 0;
-}
-
 /* A frame of a C++ function reads as the source spells it. */
 static void test_demangle(void)
 {
@@ -672,7 +663,7 @@ static void test_demangle(void)
 	snprintf(lib_path, sizeof(lib_path), "%s/libusyms-cxx.so", cxx_tmp);
 	snprintf(cmd, sizeof(cmd), "c++ -shared -fPIC -O1 -g -o '%s' '%s'", lib_path,
 		 fixture_path("usyms-cxx.cc"));
-	if (!run_quiet(cmd)) {
+	if (!run_quiet("%s", cmd)) {
 		check(true, "usyms demangles C++ names # SKIP no C++ compiler (c++)");
 		remove_tree(cxx_tmp);
 		return;
@@ -738,7 +729,7 @@ static void debug_in_root(const char *how)
 		remove_tree(dir);
 		return;
 	}
-	if (!check(run_quiet(cmd), "a static program with its debug info aside by %s", how)) {
+	if (!check(run_quiet("%s", cmd), "a static program with its debug info aside by %s", how)) {
 		remove_tree(dir);
 		return;
 	}

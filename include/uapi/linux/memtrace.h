@@ -122,6 +122,12 @@ struct memtrace_version {
 #define MEMTRACE_EV_FFAULT	(1U << 15)
 #define MEMTRACE_EV_GROWTH	(MEMTRACE_EV_MMAP | MEMTRACE_EV_BRK | MEMTRACE_EV_SHM | \
 				 MEMTRACE_EV_FAULT | MEMTRACE_EV_FFAULT)
+/*
+ * USDT probes (statically defined tracepoints of <sys/sdt.h>), since
+ * MEMTRACE_FEAT_USDT: one MEMTRACE_EVT_USDT record per hit of a probe
+ * handed over with MEMTRACE_IOC_USDT, in the event rings.
+ */
+#define MEMTRACE_EV_USDT	(1U << 16)
 
 /* memtrace_version.features, beyond the MEMTRACE_EV_* bits */
 #define MEMTRACE_FEAT_TRACE	(1U << 31)	/* per-call trace records: read(2) */
@@ -131,6 +137,8 @@ struct memtrace_version {
 #define MEMTRACE_FEAT_EVRING		(1U << 29)
 /* User stacks by call-frame tables: MEMTRACE_IOC_UNWIND_TABLE, memtrace_snap_header.unwind */
 #define MEMTRACE_FEAT_UNWIND_CFI	(1U << 25)
+/* USDT probes: MEMTRACE_EV_USDT, MEMTRACE_IOC_USDT, semaphores (uprobe reference counters) */
+#define MEMTRACE_FEAT_USDT		(1U << 24)
 
 /* ---- MEMTRACE_IOC_CONFIG: what to record ----------------------------- */
 
@@ -947,6 +955,90 @@ struct memtrace_evstats {
 };
 #define MEMTRACE_EVSTATS_SIZE_VER0	32
 
+/* ---- USDT probes: MEMTRACE_IOC_USDT (MEMTRACE_FEAT_USDT) ---------------- */
+
+/*
+ * One argument of a USDT probe, compiled by the reader from the note's
+ * argument spec ("-4@%edi", "8@-16(%rbp)", "-8@$5"): its size in bytes
+ * (1, 2, 4 or 8; negative: signed, sign-extended to 64 bits) and where it
+ * is: a register, memory at a register plus a displacement (read with
+ * copy_from_user_nofault() at the hit), or a constant.
+ */
+struct memtrace_usdt_arg {
+	__u8 kind;		/* MEMTRACE_USDT_ARG_* */
+	__s8 size;		/* +-1, 2, 4, 8 */
+	__u8 reg;		/* MEMTRACE_USDT_REG_*: REG and MEM */
+	__u8 __pad[5];
+	__s64 value;		/* MEM: the displacement; CONST: the constant */
+};
+
+#define MEMTRACE_USDT_ARG_REG	1	/* the register's low |size| bytes */
+#define MEMTRACE_USDT_ARG_MEM	2	/* |size| bytes at reg + value */
+#define MEMTRACE_USDT_ARG_CONST	3	/* value */
+
+/* x86-64 registers as the argument specs name them (any width: %eax, %ax, %al are RAX) */
+#define MEMTRACE_USDT_REG_RAX	0
+#define MEMTRACE_USDT_REG_RBX	1
+#define MEMTRACE_USDT_REG_RCX	2
+#define MEMTRACE_USDT_REG_RDX	3
+#define MEMTRACE_USDT_REG_RSI	4
+#define MEMTRACE_USDT_REG_RDI	5
+#define MEMTRACE_USDT_REG_RBP	6
+#define MEMTRACE_USDT_REG_RSP	7
+#define MEMTRACE_USDT_REG_R8	8	/* R8..R15: 8..15 */
+#define MEMTRACE_USDT_REG_R15	15
+#define MEMTRACE_USDT_REG_MAX	15
+
+#define MEMTRACE_USDT_MAX_ARGS	12	/* <sys/sdt.h> takes up to 12 */
+#define MEMTRACE_MAX_USDT	64	/* probe sites per session */
+
+/*
+ * One probe site: the ELF object (an open descriptor), the file offset of
+ * the probe's instruction, and of its semaphore (the 16-bit counter
+ * <sys/sdt.h> tests before computing the arguments; 0: none), which the
+ * kernel raises in every address space the probe is armed in, and lowers
+ * when it is disarmed (uprobe reference counters).  probe is the reader's
+ * number for it, carried in each record.  Handed over before
+ * MEMTRACE_IOC_START (EBUSY while tracing); armed by START in the
+ * address spaces of the task filter's process (memtrace_config.tgid: its
+ * image as it execs) or in every one that maps the object (tgid 0), and
+ * kept until the file that added them is closed.
+ */
+struct memtrace_usdt {
+	__u32 size;		/* sizeof(struct memtrace_usdt) */
+	__s32 fd;		/* regular file, open for reading */
+	__u64 offset;		/* file offset of the probe's instruction */
+	__u64 ref_ctr_offset;	/* file offset of its semaphore; 0: none */
+	__u32 probe;		/* the reader's number for it */
+	__u32 nr_args;		/* <= MEMTRACE_USDT_MAX_ARGS */
+	struct memtrace_usdt_arg args[MEMTRACE_USDT_MAX_ARGS];
+};
+#define MEMTRACE_USDT_SIZE_VER0	224
+
+/* A probe hit, with its arguments decoded and the user stack. */
+#define MEMTRACE_EVT_USDT	48	/* struct memtrace_ev_usdt */
+
+struct memtrace_ev_usdt {
+	struct memtrace_ev_hdr hdr;
+	__u64 ts_ns;		/* CLOCK_MONOTONIC */
+	__u32 pid;		/* thread group, in the starting reader's pid namespace */
+	__u32 tid;
+	char comm[MEMTRACE_COMM_LEN];
+	__u32 probe;		/* memtrace_usdt.probe */
+	__u32 nr_args;
+	__u64 args[MEMTRACE_USDT_MAX_ARGS];	/* sign- or zero-extended by size */
+	__u32 flags;		/* MEMTRACE_USDT_* */
+	__u32 arg_faults;	/* bit i: argument i's memory could not be read (args[i] 0) */
+	__u32 nr_frames;
+	__u32 __pad;
+	/*
+	 * __u64 frames[nr_frames] follow: the probe's address, then the
+	 * return addresses of the frame-pointer chain.
+	 */
+};
+
+#define MEMTRACE_USDT_STACK_FAULT	(1U << 0)	/* the user stack was cut short */
+
 /* ---- User mode: MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE ------------ */
 
 struct memtrace_target {
@@ -1096,5 +1188,6 @@ struct memtrace_unwind_table {
 #define MEMTRACE_IOC_EVRING_CONSUME	_IOW(MEMTRACE_IOC_MAGIC, 0x0a, struct memtrace_evring_consume)
 #define MEMTRACE_IOC_UNWIND_TABLE	_IOW(MEMTRACE_IOC_MAGIC, 0x18, struct memtrace_unwind_table)
 #define MEMTRACE_IOC_EVSTATS	_IOWR(MEMTRACE_IOC_MAGIC, 0x10, struct memtrace_evstats)
+#define MEMTRACE_IOC_USDT	_IOW(MEMTRACE_IOC_MAGIC, 0x20, struct memtrace_usdt)
 
 #endif /* _UAPI_LINUX_MEMTRACE_H */

@@ -1,0 +1,159 @@
+#!/bin/sh
+# memtrace-read --usdt BINARY:PROVIDER:NAME against tests/progs/usdtprog,
+# built with <sys/sdt.h>: memtrace_test:plain (no semaphore; arguments in
+# registers, in memory at rbp-8 and a constant) and memtrace_test:gated
+# (reached only while its semaphore is set, as a program guards costly
+# arguments).  The program's own account is the oracle: each probe must
+# fire exactly as often as the program reached it, with the values it
+# passed, from hit_plain < run_loop < main; the semaphore the program reads
+# must be nonzero only while traced: -c from the exec, -p from attach to
+# detach, system-wide for every run of the program while the reader runs;
+# the same probe in a shared library (usdtprog-shared, libusdtgate.so).
+# mtt-timeout: 300
+. "${0%/*}/lib.sh"
+
+if ! load_memtrace; then
+	not_ok "load memtrace.ko"
+	exit 0
+fi
+cd /tmp || exit 0
+BIN=/usr/bin/usdtprog
+OUT=/tmp/usdt.out
+N=5
+
+# The arguments hit i passes, as the reader prints them.
+plain_args() {
+	printf 'arg1=%d arg2=%d arg3=0x%x arg4=%d arg5=42 arg6=0x%x\n' \
+		"$1" $((-3 * $1)) $((1000000007 * $1)) $((-$1)) $((0x1122334455667700 + $1))
+}
+# The arguments of every hit of probe $2 in output $1, one line each.
+hits_of() {
+	sed -n "s/^[0-9.][0-9.]*  *[0-9][0-9]*  *[0-9][0-9]*  *usdtprog  *$2  *//p" "$1"
+}
+# hits_reach OUT PROBE N: OUT has N hits of PROBE (wait_for evaluates it anew each time).
+hits_reach() {
+	[ "$(hits_of "$1" "$2" | wc -l)" -ge "$3" ]
+}
+
+out=$(usdtprog 3)
+check_eq "untraced: the semaphore is 0, the gated probe never reached" \
+	"semaphore=0
+ran 3 plain=3 gated=0
+semaphore=0" "$out"
+
+# -c: the plain probe, every hit with its arguments.
+memtrace-read --usdt "$BIN:memtrace_test:plain" -- usdtprog $N >"$OUT" 2>&1
+check_eq "--usdt -c: the command's exit status" 0 "$?" || diag "$(cat "$OUT")"
+check_match "--usdt -c: the program reached plain $N times" "^ran $N plain=$N gated=0\$" \
+	"$(cat "$OUT")"
+want=$(i=1; while [ $i -le $N ]; do plain_args $i; i=$((i + 1)); done)
+check_eq "--usdt: $N hits of plain, each with the values passed (registers, memory, constant)" \
+	"$want" "$(hits_of "$OUT" memtrace_test:plain)" || diag "$(cat "$OUT")"
+check_match "--usdt: the hits counted by stack" \
+	"^	$N hits by usdtprog \[[0-9]+\] from stack\$" "$(cat "$OUT")"
+check_eq "--usdt: the stack is hit_plain < run_loop < main" "hit_plain run_loop main" \
+	"$(growth_stack "$OUT" "^	$N hits by usdtprog " | own_frames usdtprog)"
+check_eq "--usdt: plain has no semaphore, gated's stays 0" "semaphore=0 semaphore=0" \
+	"$(grep '^semaphore=' "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+check_match "--usdt: nothing lost" '^Lost: 0 events' "$(cat "$OUT")"
+check_match "--usdt: no stack cut short, no argument unreadable" \
+	'^Missed: 0 stacks cut short; 0 hits' "$(cat "$OUT")"
+
+# -c: the gated probe: its semaphore is set from the exec on.
+OUT=/tmp/usdt-gated.out
+memtrace-read --usdt "$BIN:memtrace_test:gated" -- usdtprog 4 >"$OUT" 2>&1
+check_eq "--usdt gated -c: the command's exit status" 0 "$?" || diag "$(cat "$OUT")"
+check_eq "--usdt gated -c: the semaphore is 1 while traced, the probe reached 4 times" \
+	"semaphore=1 ran 4 plain=4 gated=4 semaphore=1" \
+	"$(grep -E '^(semaphore|ran)' "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "--usdt gated: 4 hits, with i and the semaphore's value" \
+	"arg1=1 arg2=1
+arg1=2 arg2=1
+arg1=3 arg2=1
+arg1=4 arg2=1" "$(hits_of "$OUT" memtrace_test:gated)"
+
+# A probe and its semaphore in a shared library (as libc's memory_* probes
+# would be): named by the library's path, set as the loader maps it.
+OUT=/tmp/usdt-shared.out
+memtrace-read --usdt /usr/bin/libusdtgate.so:memtrace_test:gated -- usdtprog-shared 3 >"$OUT" 2>&1
+check_eq "--usdt, a library's probe -c: the command's exit status" 0 "$?" || diag "$(cat "$OUT")"
+check_eq "--usdt, a library's probe: semaphore 1 while traced, reached 3 times" \
+	"semaphore=1 ran 3 plain=3 gated=3 semaphore=1" \
+	"$(grep -E '^(semaphore|ran)' "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "--usdt, a library's probe: 3 hits with their arguments" \
+	"arg1=1 arg2=1
+arg1=2 arg2=1
+arg1=3 arg2=1" "$(sed -n 's/^[0-9.][0-9.]*  *[0-9][0-9]*  *[0-9][0-9]*  *usdtprog-shared  *memtrace_test:gated  *//p' "$OUT")"
+
+# -p: a running process's semaphore, set from attach to detach.
+OUT=/tmp/usdt-p.out
+PROG_OUT=/tmp/usdt-p.prog
+rm -f /tmp/usdt.fifo "$PROG_OUT"
+mkfifo /tmp/usdt.fifo
+usdtprog - </tmp/usdt.fifo >"$PROG_OUT" 2>&1 &
+TARGET=$!
+exec 3>/tmp/usdt.fifo
+echo sem >&3
+wait_for 10 grep -q '^semaphore=' "$PROG_OUT"
+memtrace-read --usdt "$BIN:memtrace_test:gated" -p $TARGET >"$OUT" 2>&1 &
+READER=$!
+if wait_for 60 grep -q "^Tracing " "$OUT"; then
+	echo sem >&3
+	echo "run 3" >&3
+	wait_for 30 grep -q '^ran 3 ' "$PROG_OUT"
+	wait_for 30 hits_reach "$OUT" memtrace_test:gated 3
+	kill -INT "$READER"
+	wait "$READER"
+	check_eq "--usdt -p: the reader's exit status" 0 "$?"
+	echo sem >&3
+	echo "run 2" >&3
+	exec 3>&-
+	wait "$TARGET"
+	check_eq "--usdt -p: the semaphore 0 before, 1 while attached, 0 after; reached only then" \
+		"semaphore=0 semaphore=1 ran 3 plain=3 gated=3 semaphore=0 ran 2 plain=5 gated=3" \
+		"$(tr '\n' ' ' <"$PROG_OUT" | sed 's/ $//')"
+	check_eq "--usdt -p: its 3 hits, by its pid" "3" \
+		"$(grep -c "^[0-9.]*  *$TARGET  *[0-9]*  *usdtprog  *memtrace_test:gated  *arg1=[123] arg2=1\$" "$OUT")"
+else
+	not_ok "--usdt -p attaches" "$(cat "$OUT")"
+	exec 3>&-
+	kill -KILL "$READER" "$TARGET" 2>/dev/null
+fi
+rm -f /tmp/usdt.fifo
+
+# System-wide: every process that maps the program, while the reader runs.
+OUT=/tmp/usdt-all.out
+memtrace-read --usdt "$BIN:memtrace_test:gated" >"$OUT" 2>&1 &
+READER=$!
+if wait_for 60 grep -q "^Tracing " "$OUT"; then
+	a=$(usdtprog 2 | tr '\n' ' ')
+	b=$(usdtprog 1 | tr '\n' ' ')
+	wait_for 30 hits_reach "$OUT" memtrace_test:gated 3
+	kill -INT "$READER"
+	wait "$READER"
+	c=$(usdtprog 1 | tr '\n' ' ')
+	check_eq "--usdt system-wide: each run's semaphore set while traced, not after" \
+		"semaphore=1 ran 2 plain=2 gated=2 semaphore=1 |semaphore=1 ran 1 plain=1 gated=1 semaphore=1 |semaphore=0 ran 1 plain=1 gated=0 semaphore=0 " \
+		"$a|$b|$c"
+	check_eq "--usdt system-wide: 3 hits in two processes" "3 2" \
+		"$(hits_of "$OUT" memtrace_test:gated | wc -l) $(grep -c ' hits by usdtprog ' "$OUT")"
+else
+	not_ok "--usdt system-wide starts" "$(cat "$OUT")"
+	kill -KILL "$READER" 2>/dev/null
+fi
+
+# Bad input: clear errors.
+out=$(memtrace-read --usdt "$BIN:memtrace_test:nosuch" -- usdtprog 1 2>&1)
+check_eq "--usdt: a probe the binary does not have is an error" 1 "$?"
+check_match "--usdt: ... naming those it has" "no USDT probe memtrace_test:nosuch.*memtrace_test:plain" \
+	"$out"
+out=$(memtrace-read --usdt "/usr/bin/memtrace-read:a:b" 2>&1)
+check_eq "--usdt: a binary without notes is an error" 1 "$?"
+check_match "--usdt: ... said so" "no USDT probes" "$out"
+out=$(memtrace-read --usdt "/nonexistent:a:b" 2>&1)
+check_match "--usdt: a missing binary is said so" "/nonexistent: No such file" "$out"
+out=$(memtrace-read --usdt "$BIN:memtrace_test:gated" -p 999999 2>&1)
+check_eq "--usdt -p: no such process is an error" 1 "$?"
+check_match "--usdt -p: says so" "pid 999999: no such process" "$out"
+
+unload_memtrace
