@@ -8,8 +8,10 @@
 #ifndef MEMTRACE_COMPAT_H
 #define MEMTRACE_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/timer.h>
 #include "compat-probed.h"
 
 struct kmem_cache;
@@ -151,6 +153,32 @@ static inline unsigned long mt_module_text(const struct module *mod, bool init,
 #else
 #define MT_ALLOC_FN(name)	#name
 #endif
+
+/*
+ * Timers, for the test modules (tests/kmod): 6.13 added hrtimer_setup()
+ * and 7.x removed hrtimer_init(); timer_delete_sync() replaced
+ * del_timer_sync() (6.2, backported to some stable kernels).
+ */
+static inline void mt_hrtimer_setup(struct hrtimer *timer,
+				    enum hrtimer_restart (*fn)(struct hrtimer *),
+				    clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef MEMTRACE_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+static inline int mt_timer_delete_sync(struct timer_list *timer)
+{
+#ifdef MEMTRACE_HAVE_TIMER_DELETE_SYNC
+	return timer_delete_sync(timer);
+#else
+	return del_timer_sync(timer);
+#endif
+}
 
 int mt_compat_init(void);
 
