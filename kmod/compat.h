@@ -180,6 +180,32 @@ static inline int mt_timer_delete_sync(struct timer_list *timer)
 #endif
 }
 
+/*
+ * Is the task dumpable by its owner (SUID_DUMP_USER), as ptrace's attach
+ * check wants?  7.x keeps that in the task's exec_state, not in its mm,
+ * and its reader is not exported: read it as the kernel does.
+ */
+#ifdef MEMTRACE_HAVE_TASK_EXEC_STATE
+#include <linux/sched/exec_state.h>
+
+static inline bool mt_task_dumpable_by_owner(struct task_struct *p)
+{
+	bool owner;
+
+	rcu_read_lock();
+	owner = READ_ONCE(rcu_dereference(p->exec_state)->dumpable) == TASK_DUMPABLE_OWNER;
+	rcu_read_unlock();
+	return owner;
+}
+#else
+#include <linux/sched/coredump.h>
+
+static inline bool mt_task_dumpable_by_owner(struct task_struct *p)
+{
+	return p->mm && get_dumpable(p->mm) == SUID_DUMP_USER;
+}
+#endif
+
 int mt_compat_init(void);
 
 struct task_struct;
