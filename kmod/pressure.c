@@ -470,15 +470,26 @@ static struct memtrace_ev_shrink_slab *mt_pr_slab_rec(struct mt_evring **erp, u1
 
 /* 7.x: both with the memcg last; not used. */
 #ifdef MEMTRACE_HAVE_SHRINK_SLAB_MEMCG
-#define MT_SHRINK_SLAB_MEMCG	, struct mem_cgroup *memcg
+#define MT_SHRINK_SLAB_START_ARGS						\
+	void *data, struct shrinker *shr, struct shrink_control *sc,		\
+	long nr_objects_to_shrink, unsigned long cache_items,			\
+	unsigned long long delta, unsigned long total_scan, int priority,	\
+	struct mem_cgroup *memcg
+#define MT_SHRINK_SLAB_END_ARGS							\
+	void *data, struct shrinker *shr, int nid, int shrinker_retval,		\
+	long unused_scan_cnt, long new_scan_cnt, long total_scan,		\
+	struct mem_cgroup *memcg
 #else
-#define MT_SHRINK_SLAB_MEMCG
+#define MT_SHRINK_SLAB_START_ARGS						\
+	void *data, struct shrinker *shr, struct shrink_control *sc,		\
+	long nr_objects_to_shrink, unsigned long cache_items,			\
+	unsigned long long delta, unsigned long total_scan, int priority
+#define MT_SHRINK_SLAB_END_ARGS							\
+	void *data, struct shrinker *shr, int nid, int shrinker_retval,		\
+	long unused_scan_cnt, long new_scan_cnt, long total_scan
 #endif
 
-static void mt_pr_slab_start(void *data, struct shrinker *shr, struct shrink_control *sc,
-			     long nr_objects_to_shrink, unsigned long cache_items,
-			     unsigned long long delta, unsigned long total_scan, int priority
-			     MT_SHRINK_SLAB_MEMCG)
+static void mt_pr_slab_start(MT_SHRINK_SLAB_START_ARGS)
 {
 	struct memtrace_ev_shrink_slab *r;
 	struct mt_evring *er;
@@ -495,9 +506,7 @@ static void mt_pr_slab_start(void *data, struct shrinker *shr, struct shrink_con
 	mt_evring_commit(er, r, flags);
 }
 
-static void mt_pr_slab_end(void *data, struct shrinker *shr, int nid, int shrinker_retval,
-			   long unused_scan_cnt, long new_scan_cnt, long total_scan
-			   MT_SHRINK_SLAB_MEMCG)
+static void mt_pr_slab_end(MT_SHRINK_SLAB_END_ARGS)
 {
 	struct memtrace_ev_shrink_slab *r;
 	struct mt_evring *er;
