@@ -16,11 +16,14 @@
 /*
  * The tracepoint machinery between a probe and the code that traced: a
  * tracepoint with more than one probe calls them through
- * __traceiter_<event>(), and on 7.x a trace_<event>() the compiler did not
- * inline is an out-of-line copy of the static __do_trace_<event>() in the
- * traced file (many copies of one name: known by name only).  Each CPU
- * remembers the last functions it looked up, tracing or not, so kallsyms
- * is asked only on a stack the memo did not know, and rarely then.
+ * __traceiter_<event>(), and where the compiler does not inline them (7.x
+ * built for size) the static inline trace_<event>() and, on 7.x, its
+ * __do_trace_<event>() are out-of-line copies in the traced file (many
+ * copies of one name: known by name only).  Only frames right above this
+ * module's are tested, so a trace_ prefix there is the wrapper, not code
+ * that allocates.  Each CPU remembers the last functions it looked up,
+ * tracing or not, so kallsyms is asked only on a stack the memo did not
+ * know, and rarely then.
  */
 #define MT_KSTACK_TFN_SLOTS	8
 
@@ -75,7 +78,8 @@ static bool mt_kstack_tracing_frame(const struct mt_kstack *ks, unsigned long ip
 	    sscanf(slash + 1, "%lx", &size) != 1 || !size)
 		return false;
 	tracing = str_has_prefix(tc->sym, "__do_trace_") ||
-		  str_has_prefix(tc->sym, "__traceiter_");
+		  str_has_prefix(tc->sym, "__traceiter_") ||
+		  str_has_prefix(tc->sym, "trace_");
 	i = tc->next++ % MT_KSTACK_TFN_SLOTS;
 	tc->fn[i].start = ip - 1 - off;
 	tc->fn[i].end = tc->fn[i].start + size;
