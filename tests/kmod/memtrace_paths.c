@@ -360,13 +360,17 @@ static noinline void paths_truth(void)
 	truth_objects = kcalloc(n, sizeof(*truth_objects), GFP_KERNEL);
 	if (!truth_objects)
 		return;
-	get_cpu();
+	/*
+	 * On one CPU's slabs, but preemptible: PREEMPT_RT's allocator takes
+	 * sleeping locks, which get_cpu() would forbid.
+	 */
+	migrate_disable();
 	for (i = 0; i < n; i++) {
-		truth_objects[i] = kmem_cache_alloc(truth_cache, GFP_ATOMIC);
+		truth_objects[i] = kmem_cache_alloc(truth_cache, GFP_KERNEL);
 		if (truth_objects[i])
 			nr_truth++;
 	}
-	put_cpu();
+	migrate_enable();
 }
 
 static noinline void paths_alias(void)
