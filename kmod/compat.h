@@ -11,6 +11,7 @@
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/timer.h>
 #include "compat-probed.h"
 
@@ -205,6 +206,16 @@ static inline bool mt_task_dumpable_by_owner(struct task_struct *p)
 	return p->mm && get_dumpable(p->mm) == SUID_DUMP_USER;
 }
 #endif
+
+/* Objects kmem_cache_alloc_bulk() put in p (7.x: all of them, or none). */
+static inline int mt_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+#ifdef MEMTRACE_HAVE_KMEM_CACHE_ALLOC_BULK_BOOL
+	return kmem_cache_alloc_bulk(s, gfp, n, p) ? n : 0;
+#else
+	return kmem_cache_alloc_bulk(s, gfp, n, p);
+#endif
+}
 
 int mt_compat_init(void);
 

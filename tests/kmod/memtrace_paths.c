@@ -56,6 +56,7 @@
 #include <linux/swap.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "memtrace_leaker.h"
 
 static uint obj_size = 192;
@@ -144,7 +145,7 @@ static noinline void paths_alloc_bulk(void)
 	void *objs[64];
 	int n, i;
 
-	n = kmem_cache_alloc_bulk(paths_cache, GFP_KERNEL, ARRAY_SIZE(objs), objs);
+	n = mt_kmem_cache_alloc_bulk(paths_cache, GFP_KERNEL, ARRAY_SIZE(objs), objs);
 	if (n != ARRAY_SIZE(objs)) {
 		pr_warn("kmem_cache_alloc_bulk gave %d\n", n);
 		if (n > 0)
