@@ -15,9 +15,10 @@
 #                        kernel with headers, signed for Secure Boot (README)
 
 # The kernel to build against: the running kernel's build dir if there is
-# one, else the newest installed Debian headers.
+# one, else the newest installed Debian headers (not a PREEMPT_RT flavour's,
+# which make deps installs beside them for the tests).
 KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
-	else ls -d /lib/modules/*/build 2>/dev/null | sort -V | tail -n1 | cut -d/ -f4; fi)
+	else ls -d /lib/modules/*/build 2>/dev/null | grep -v -- '-rt-' | sort -V | tail -n1 | cut -d/ -f4; fi)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= $(CURDIR)/build
 MODOUT ?= $(BUILD)/kmod-$(notdir $(patsubst %/,%,$(KVER)))

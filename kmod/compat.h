@@ -8,8 +8,11 @@
 #ifndef MEMTRACE_COMPAT_H
 #define MEMTRACE_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
 #include "compat-probed.h"
 
 struct kmem_cache;
@@ -166,6 +169,68 @@ static inline unsigned long mt_module_text(const struct module *mod, bool init,
 #else
 #define MT_ALLOC_FN(name)	#name
 #endif
+
+/*
+ * Timers, for the test modules (tests/kmod): 6.13 added hrtimer_setup()
+ * and 7.x removed hrtimer_init(); timer_delete_sync() replaced
+ * del_timer_sync() (6.2, backported to some stable kernels).
+ */
+static inline void mt_hrtimer_setup(struct hrtimer *timer,
+				    enum hrtimer_restart (*fn)(struct hrtimer *),
+				    clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef MEMTRACE_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+static inline int mt_timer_delete_sync(struct timer_list *timer)
+{
+#ifdef MEMTRACE_HAVE_TIMER_DELETE_SYNC
+	return timer_delete_sync(timer);
+#else
+	return del_timer_sync(timer);
+#endif
+}
+
+/*
+ * Is the task dumpable by its owner (SUID_DUMP_USER), as ptrace's attach
+ * check wants?  7.x keeps that in the task's exec_state, not in its mm,
+ * and its reader is not exported: read it as the kernel does.
+ */
+#ifdef MEMTRACE_HAVE_TASK_EXEC_STATE
+#include <linux/sched/exec_state.h>
+
+static inline bool mt_task_dumpable_by_owner(struct task_struct *p)
+{
+	bool owner;
+
+	rcu_read_lock();
+	owner = READ_ONCE(rcu_dereference(p->exec_state)->dumpable) == TASK_DUMPABLE_OWNER;
+	rcu_read_unlock();
+	return owner;
+}
+#else
+#include <linux/sched/coredump.h>
+
+static inline bool mt_task_dumpable_by_owner(struct task_struct *p)
+{
+	return p->mm && get_dumpable(p->mm) == SUID_DUMP_USER;
+}
+#endif
+
+/* Objects kmem_cache_alloc_bulk() put in p (7.x: all of them, or none). */
+static inline int mt_kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n, void **p)
+{
+#ifdef MEMTRACE_HAVE_KMEM_CACHE_ALLOC_BULK_BOOL
+	return kmem_cache_alloc_bulk(s, gfp, n, p) ? n : 0;
+#else
+	return kmem_cache_alloc_bulk(s, gfp, n, p);
+#endif
+}
 
 int mt_compat_init(void);
 

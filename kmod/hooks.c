@@ -17,7 +17,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
-#include <linux/random.h>
+#include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
 #include <linux/timekeeping.h>
@@ -44,7 +44,7 @@ bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 			return mt_bytes_to_next_sample(f->sample_bytes,
 						       get_random_u32()) <= bytes;
 		c->bytes_to_sample = mt_bytes_to_next_sample(f->sample_bytes,
-							     get_random_u32());
+							     prandom_u32_state(&c->rnd));
 		return true;
 	}
 	/* Counted down as mt_record_alloc()'s lockless fast path does. */

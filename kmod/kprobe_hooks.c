@@ -94,13 +94,17 @@ static int mt_kp_free_bulk(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-/* kmem_cache_alloc_bulk(s, gfp, size, p) returned how many it put in p. */
+/*
+ * kmem_cache_alloc_bulk(s, gfp, size, p) returned how many it put in p;
+ * 7.x returns whether it put all size there.
+ */
 static int mt_kp_alloc_bulk_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct mt_kp_call *call = mt_call(ri);
 
 	call->arg[0] = mt_arg(regs, 0);		/* s */
 	call->arg[1] = mt_arg(regs, 3);		/* p */
+	call->arg[2] = mt_arg(regs, 2);		/* size */
 	return 0;
 }
 
@@ -111,6 +115,10 @@ static int mt_kp_alloc_bulk(struct kretprobe_instance *ri, struct pt_regs *regs)
 	void **p = (void **)call->arg[1];
 	u32 stack_id = 0;
 
+#ifdef MEMTRACE_HAVE_KMEM_CACHE_ALLOC_BULK_BOOL
+	/* A bool is returned in the low byte; the rest of the register is undefined. */
+	n = (u8)regs_return_value(regs) ? min_t(unsigned long, call->arg[2], INT_MAX) : 0;
+#endif
 	for (i = 0; i < n; i++) {
 		struct mt_alloc_event ev = {
 			.addr = (unsigned long)READ_ONCE(p[i]),

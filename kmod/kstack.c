@@ -3,6 +3,7 @@
  * Kernel stacks for the allocation hooks, and their memo; see kstack.h.
  */
 #include <linux/hash.h>
+#include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched/task_stack.h>
@@ -13,8 +14,83 @@
 #include "kstack.h"
 
 /*
+ * The tracepoint machinery between a probe and the code that traced: a
+ * tracepoint with more than one probe calls them through
+ * __traceiter_<event>(), and where the compiler does not inline them (7.x
+ * built for size) the static inline trace_<event>() and, on 7.x, its
+ * __do_trace_<event>() are out-of-line copies in the traced file (many
+ * copies of one name: known by name only).  Only frames right above this
+ * module's are tested, so a trace_ prefix there is the wrapper, not code
+ * that allocates.  Each CPU remembers the last functions it looked up,
+ * tracing or not, so kallsyms is asked only on a stack the memo did not
+ * know, and rarely then.
+ */
+#define MT_KSTACK_TFN_SLOTS	8
+
+struct mt_kstack_tfn_cache {
+	struct {
+		unsigned long start, end;	/* [start, end); end 0: unused */
+		bool tracing;
+	} fn[MT_KSTACK_TFN_SLOTS];
+	unsigned int next;		/* the slot to replace next */
+	int generation;			/* ks->generation the slots hold for */
+	char sym[KSYM_SYMBOL_LEN];
+};
+
+static int mt_kstack_tfn_init(struct mt_kstack *ks)
+{
+	if (!ks->self)
+		return 0;
+	ks->tfn = alloc_percpu(struct mt_kstack_tfn_cache);
+	return ks->tfn ? 0 : -ENOMEM;
+}
+
+static void mt_kstack_tfn_destroy(struct mt_kstack *ks)
+{
+	free_percpu(ks->tfn);
+	ks->tfn = NULL;
+}
+
+/* Is the function at return address ip a tracing frame?  Interrupts off. */
+static bool mt_kstack_tracing_frame(const struct mt_kstack *ks, unsigned long ip)
+{
+	struct mt_kstack_tfn_cache *tc = this_cpu_ptr(ks->tfn);
+	int generation = atomic_read(&ks->generation);
+	unsigned long off, size;
+	const char *plus, *slash;
+	unsigned int i;
+	bool tracing;
+
+	/* A module's functions may be another's after it unloads. */
+	if (tc->generation != generation) {
+		memset(tc->fn, 0, sizeof(tc->fn));
+		tc->generation = generation;
+	}
+	for (i = 0; i < MT_KSTACK_TFN_SLOTS; i++) {
+		if (ip - 1 - tc->fn[i].start < tc->fn[i].end - tc->fn[i].start)
+			return tc->fn[i].tracing;
+	}
+	/* "name+0xoff/0xsize [module]" of the call (ip is its return address). */
+	sprint_symbol(tc->sym, ip - 1);
+	plus = strrchr(tc->sym, '+');
+	slash = plus ? strchr(plus, '/') : NULL;
+	if (!slash || sscanf(plus + 1, "%lx", &off) != 1 ||
+	    sscanf(slash + 1, "%lx", &size) != 1 || !size)
+		return false;
+	tracing = str_has_prefix(tc->sym, "__do_trace_") ||
+		  str_has_prefix(tc->sym, "__traceiter_") ||
+		  str_has_prefix(tc->sym, "trace_");
+	i = tc->next++ % MT_KSTACK_TFN_SLOTS;
+	tc->fn[i].start = ip - 1 - off;
+	tc->fn[i].end = tc->fn[i].start + size;
+	tc->fn[i].tracing = tracing;
+	return tracing;
+}
+
+/*
  * Drop the frames of the tracing machinery: start at the allocation's call
- * site when the stack has it, else after the frames of ks->self.
+ * site when the stack has it, else after the frames of ks->self and the
+ * tracepoint's own (mt_kstack_tracing_frame()).
  */
 static unsigned int mt_kstack_trim(const struct mt_kstack *ks, unsigned long *ip,
 				   unsigned int nr, unsigned long call_site,
@@ -36,6 +112,8 @@ static unsigned int mt_kstack_trim(const struct mt_kstack *ks, unsigned long *ip
 				break;
 			}
 		}
+		while (first < nr && ks->tfn && mt_kstack_tracing_frame(ks, ip[first]))
+			first++;
 	}
 found:
 	nr = min(nr - first, depth);
@@ -69,17 +147,22 @@ struct mt_kstack_memo_slot {
 int mt_kstack_init(struct mt_kstack *ks, struct mt_stacktab *stacks,
 		   const struct module *self, u32 memo_slots)
 {
+	int ret;
+
 	memset(ks, 0, sizeof(*ks));
 	ks->stacks = stacks;
 	ks->self = self;
-	if (!memo_slots)
-		return 0;
+	ret = mt_kstack_tfn_init(ks);
+	if (ret || !memo_slots)
+		return ret;
 	/* Two-way: slots come in pairs. */
 	memo_slots = roundup_pow_of_two(max(memo_slots, 2U));
 	ks->memo = kvcalloc(array_size(nr_cpu_ids, memo_slots + 1), sizeof(*ks->memo),
 			    GFP_KERNEL);
-	if (!ks->memo)
+	if (!ks->memo) {
+		mt_kstack_tfn_destroy(ks);
 		return -ENOMEM;
+	}
 	ks->memo_mask = memo_slots - 1;
 	return 0;
 }
@@ -88,6 +171,7 @@ void mt_kstack_destroy(struct mt_kstack *ks)
 {
 	kvfree(ks->memo);
 	ks->memo = NULL;
+	mt_kstack_tfn_destroy(ks);
 }
 
 void mt_kstack_clear(struct mt_kstack *ks)
@@ -392,11 +476,12 @@ int mt_kstack_init(struct mt_kstack *ks, struct mt_stacktab *stacks,
 	memset(ks, 0, sizeof(*ks));
 	ks->stacks = stacks;
 	ks->self = self;
-	return 0;
+	return mt_kstack_tfn_init(ks);
 }
 
 void mt_kstack_destroy(struct mt_kstack *ks)
 {
+	mt_kstack_tfn_destroy(ks);
 }
 
 void mt_kstack_clear(struct mt_kstack *ks)

@@ -38,6 +38,7 @@
 #define MT_KSTACK_MEMO_FRAMES	40
 
 struct mt_kstack_memo_slot;
+struct mt_kstack_tfn_cache;
 
 struct mt_kstack {
 	struct mt_stacktab *stacks;
@@ -46,6 +47,8 @@ struct mt_kstack {
 	 * trimmed off the top of a stack (NULL: none are).
 	 */
 	const struct module *self;
+	/* With self: per CPU, the functions last found tracing or not. */
+	struct mt_kstack_tfn_cache __percpu *tfn;
 	struct mt_kstack_memo_slot *memo;	/* nr_cpu_ids * (memo_mask + 2) */
 	u32 memo_mask;
 	atomic_t generation;	/* see mt_kstack_module_gone() */

@@ -282,22 +282,34 @@ static void mt_pr_reclaim(u16 type, u32 flags_ev, int order, gfp_t gfp,
 	mt_evring_commit(er, r, flags);
 }
 
-static void mt_pr_direct_begin(void *data, int order, gfp_t gfp)
+/* 7.x: (gfp, order, memcg) and (nr_reclaimed, memcg); the memcg is not used. */
+#ifdef MEMTRACE_HAVE_VMSCAN_RECLAIM_BEGIN_MEMCG
+#define MT_RECLAIM_BEGIN_ARGS	void *data, gfp_t gfp, int order, struct mem_cgroup *memcg
+#else
+#define MT_RECLAIM_BEGIN_ARGS	void *data, int order, gfp_t gfp
+#endif
+#ifdef MEMTRACE_HAVE_VMSCAN_RECLAIM_END_MEMCG
+#define MT_RECLAIM_END_ARGS	void *data, unsigned long nr_reclaimed, struct mem_cgroup *memcg
+#else
+#define MT_RECLAIM_END_ARGS	void *data, unsigned long nr_reclaimed
+#endif
+
+static void mt_pr_direct_begin(MT_RECLAIM_BEGIN_ARGS)
 {
 	mt_pr_reclaim(MEMTRACE_EVT_RECLAIM_BEGIN, 0, order, gfp, 0);
 }
 
-static void mt_pr_direct_end(void *data, unsigned long nr_reclaimed)
+static void mt_pr_direct_end(MT_RECLAIM_END_ARGS)
 {
 	mt_pr_reclaim(MEMTRACE_EVT_RECLAIM_END, 0, 0, 0, nr_reclaimed);
 }
 
-static void mt_pr_memcg_begin(void *data, int order, gfp_t gfp)
+static void mt_pr_memcg_begin(MT_RECLAIM_BEGIN_ARGS)
 {
 	mt_pr_reclaim(MEMTRACE_EVT_RECLAIM_BEGIN, MEMTRACE_RECLAIM_MEMCG, order, gfp, 0);
 }
 
-static void mt_pr_memcg_end(void *data, unsigned long nr_reclaimed)
+static void mt_pr_memcg_end(MT_RECLAIM_END_ARGS)
 {
 	mt_pr_reclaim(MEMTRACE_EVT_RECLAIM_END, MEMTRACE_RECLAIM_MEMCG, 0, 0, nr_reclaimed);
 }
@@ -456,9 +468,28 @@ static struct memtrace_ev_shrink_slab *mt_pr_slab_rec(struct mt_evring **erp, u1
 	return r;
 }
 
-static void mt_pr_slab_start(void *data, struct shrinker *shr, struct shrink_control *sc,
-			     long nr_objects_to_shrink, unsigned long cache_items,
-			     unsigned long long delta, unsigned long total_scan, int priority)
+/* 7.x: both with the memcg last; not used. */
+#ifdef MEMTRACE_HAVE_SHRINK_SLAB_MEMCG
+#define MT_SHRINK_SLAB_START_ARGS						\
+	void *data, struct shrinker *shr, struct shrink_control *sc,		\
+	long nr_objects_to_shrink, unsigned long cache_items,			\
+	unsigned long long delta, unsigned long total_scan, int priority,	\
+	struct mem_cgroup *memcg
+#define MT_SHRINK_SLAB_END_ARGS							\
+	void *data, struct shrinker *shr, int nid, int shrinker_retval,		\
+	long unused_scan_cnt, long new_scan_cnt, long total_scan,		\
+	struct mem_cgroup *memcg
+#else
+#define MT_SHRINK_SLAB_START_ARGS						\
+	void *data, struct shrinker *shr, struct shrink_control *sc,		\
+	long nr_objects_to_shrink, unsigned long cache_items,			\
+	unsigned long long delta, unsigned long total_scan, int priority
+#define MT_SHRINK_SLAB_END_ARGS							\
+	void *data, struct shrinker *shr, int nid, int shrinker_retval,		\
+	long unused_scan_cnt, long new_scan_cnt, long total_scan
+#endif
+
+static void mt_pr_slab_start(MT_SHRINK_SLAB_START_ARGS)
 {
 	struct memtrace_ev_shrink_slab *r;
 	struct mt_evring *er;
@@ -475,8 +506,7 @@ static void mt_pr_slab_start(void *data, struct shrinker *shr, struct shrink_con
 	mt_evring_commit(er, r, flags);
 }
 
-static void mt_pr_slab_end(void *data, struct shrinker *shr, int nid, int shrinker_retval,
-			   long unused_scan_cnt, long new_scan_cnt, long total_scan)
+static void mt_pr_slab_end(MT_SHRINK_SLAB_END_ARGS)
 {
 	struct memtrace_ev_shrink_slab *r;
 	struct mt_evring *er;

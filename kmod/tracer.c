@@ -382,9 +382,10 @@ static void mt_clear_tables(void)
 
 		memset(c, 0, offsetof(struct mt_pcpu, frames));
 		c->sample_left = max(mt.filter.sample_every, 1U);
+		prandom_seed_state(&c->rnd, get_random_u64());
 		if (mt.filter.sample_bytes)
 			c->bytes_to_sample = mt_bytes_to_next_sample(mt.filter.sample_bytes,
-								     get_random_u32());
+								     prandom_u32_state(&c->rnd));
 	}
 }
 

@@ -12,6 +12,7 @@
 #define MEMTRACE_TRACER_H
 
 #include <linux/mutex.h>
+#include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/memtrace.h>
 
@@ -40,6 +41,13 @@ struct mt_pcpu {
 	int in_kprobe;			/* in a kprobe handler of ours (see mt_in_nmi()) */
 	int sample_left;		/* 1-in-N sampling: allocations to the next sample */
 	s64 bytes_to_sample;		/* byte sampling */
+	/*
+	 * Byte sampling's uniform draws.  Hooks run with interrupts off, where
+	 * get_random_u32() may not be called on PREEMPT_RT (its per-CPU batch
+	 * is guarded by a local_lock, a sleeping lock there); seeded from it
+	 * in process context (mt_clear_tables()).
+	 */
+	struct rnd_state rnd;
 	u64 allocs_seen;
 	u64 frees_seen;
 	u64 allocs_recorded;

@@ -522,7 +522,7 @@ static bool mt_user_may_follow(struct task_struct *p, const struct linux_binprm 
 	const struct cred *c;
 	bool same;
 
-	if (bprm->secureexec || !p->mm || get_dumpable(p->mm) != SUID_DUMP_USER)
+	if (bprm->secureexec || !p->mm || !mt_task_dumpable_by_owner(p))
 		return false;
 	if (mt_user.tracer_any)
 		return true;

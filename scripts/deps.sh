@@ -13,6 +13,11 @@
 # headless browser (chromium) with fonts to render its text
 # (fonts-dejavu-core).  USDT probes are tested with a program built with
 # <sys/sdt.h> (systemtap-sdt-dev).
+# The kernels the guests boot: Debian's 6.1, 6.12 and 6.12 PREEMPT_RT
+# (bookworm-backports) images and headers, linux-source-6.1 for the debug
+# kernel, and Debian sid's linux-source-7.2 for the newest kernel: that one
+# .deb alone is downloaded from sid, into memtrace's cache, not installed
+# (scripts/newest-kernel.sh --fetch).
 set -eu
 
 [ "$(id -u)" -eq 0 ] || { echo "deps: must run as root (apt-get)" >&2; exit 1; }
@@ -38,17 +43,26 @@ PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
 	libc6-dbg libjemalloc-dev libgoogle-perftools-dev musl-tools sqlite3 time
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libjansson-dev python3-jsonschema golang-go
 	prometheus chromium fonts-dejavu-core strace gdb systemtap-sdt-dev"
-# The 6.12 kernel from bookworm-backports.
+# The 6.12 kernel from bookworm-backports, and its PREEMPT_RT flavour.
 BPO_PKGS="linux-image-amd64 linux-headers-amd64"
+BPO_RT_PKGS="linux-image-rt-amd64 linux-headers-rt-amd64"
 
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 done
-have_bpo=0
-ls -d /usr/src/linux-headers-6.1[2-9]*-amd64 >/dev/null 2>&1 && have_bpo=1
+have_bpo=0 have_bpo_rt=0
+for d in /usr/src/linux-headers-6.1[2-9]*-amd64; do
+	case $d in
+	*-rt-amd64) [ -d "$d" ] && have_bpo_rt=1 ;;
+	*) [ -d "$d" ] && have_bpo=1 ;;
+	esac
+done
 
-if [ -z "$missing" ] && [ "$have_bpo" -eq 1 ]; then
+# sid's linux-source-7.2 (idempotent; a cached .deb is kept).
+"$(dirname "$0")/newest-kernel.sh" --fetch
+
+if [ -z "$missing" ] && [ "$have_bpo" -eq 1 ] && [ "$have_bpo_rt" -eq 1 ]; then
 	echo "deps: all packages present"
 	exit 0
 fi
@@ -63,5 +77,9 @@ fi
 if [ "$have_bpo" -eq 0 ]; then
 	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends -t bookworm-backports $BPO_PKGS
+fi
+if [ "$have_bpo_rt" -eq 0 ]; then
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends -t bookworm-backports $BPO_RT_PKGS
 fi
 echo "deps: done"

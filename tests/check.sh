@@ -9,7 +9,9 @@
 # Stages:
 #   unit    make -C userspace test (host unit tests)
 #   build   memtrace-read; memtrace.ko + tests/kmod for the newest Debian
-#           6.1 and 6.12 kernels; tests/progs
+#           6.1, 6.12 and 6.12 PREEMPT_RT kernels; tests/progs; when a 7.2
+#           guest is to run, scripts/newest-kernel.sh (mainline 7.2 with
+#           PREEMPT_RT and lockdep, cached) and memtrace + tests/kmod for it
 #   install make install/uninstall and DKMS for those kernels, on the host
 #           (tests/install/check-install.sh; nothing is loaded here)
 #   debug   scripts/debug-kernel.sh (KUnit/KASAN/lockdep/kmemleak kernel,
@@ -23,14 +25,20 @@
 #           time (the debug one beside the others, in turn); their output
 #           is shown in order when all are done (build/logs/guest-LABEL.out).
 #           6.1-numa, 6.12-numa, debug-numa: those kernels with two NUMA
-#           nodes, running only what needs them (54-migration.sh)
+#           nodes, running only what needs them (54-migration.sh).
+#           6.12-rt (Debian's PREEMPT_RT kernel) and 7.2 (the newest
+#           kernel, PREEMPT_RT with lockdep): the core subset CORE_SCRIPTS
+#           (load, KUnit, kernel and user leak reports, bad input, a soak),
+#           which keeps make check within its time budget; 7.2 runs beside
+#           the debug kernel, after it.  The summary names each guest's
+#           kernel (uname -r).
 #   fuzz    not by default (make fuzz): tests/e2e/80-fuzz.sh alone on the
 #           debug kernel for FUZZ_SECONDS (default 900)
 #
 # Environment:
 #   CHECK_STAGES   stages to run (default "unit build install debug guest")
 #   CHECK_GUESTS   guests to run (default "6.1 6.12 debug lockdown 6.1-numa
-#                  6.12-numa debug-numa")
+#                  6.12-numa debug-numa 6.12-rt 7.2")
 # Logs: build/logs/ (check.tap has every result line).
 set -u
 export LC_ALL=C
@@ -43,12 +51,19 @@ mkdir -p "$LOGS"
 TAP=$LOGS/check.tap
 : >"$TAP"
 STAGES=${CHECK_STAGES:-unit build install debug guest}
-GUESTS=${CHECK_GUESTS:-6.1 6.12 debug lockdown 6.1-numa 6.12-numa debug-numa}
+GUESTS=${CHECK_GUESTS:-6.1 6.12 debug lockdown 6.1-numa 6.12-numa debug-numa 6.12-rt 7.2}
+# The guests that run the core subset, not every script: what a kernel
+# most likely breaks (build and load, KUnit, kernel and user leak
+# reports against their oracles, bad input, pressure rings, a soak).
+CORE_SCRIPTS="00-kunit.sh 10-ioctl-errors.sh 20-kernel-leaks.sh 22-kernel-paths.sh
+	23-kernel-truth.sh 30-reader-errors.sh 40-user-leaks.sh 41-user-errors.sh
+	50-oom.sh 59-faults.sh 60-soak.sh"
 # Command-line variables of a parent make (make check KDIR=...) must not leak
 # into the builds below.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M
 
 T_ALL=$(date +%s.%N)
+GUEST_KERNELS=
 
 # ----------------------------------------------------------------- helpers
 # tap LINE...: print result lines and record them for the summary.
@@ -112,12 +127,22 @@ build() {
 	return "$rc"
 }
 
-# newest KVER under /lib/modules matching a glob, with a build dir
+# newest KVER under /lib/modules matching a glob, with a build dir; a
+# PREEMPT_RT kernel (-rt-) only if the glob asks for one.
 newest_kver() {
 	local d
 	for d in /lib/modules/$1/build; do
-		[ -d "$d" ] && d=${d#/lib/modules/} && echo "${d%/build}"
+		[ -d "$d" ] || continue
+		d=${d#/lib/modules/}
+		d=${d%/build}
+		case $1:$d in *-rt-*:*) ;; *:*-rt-*) continue ;; esac
+		echo "$d"
 	done | sort -V | tail -n 1
+}
+
+wants_guest() {
+	case " $GUESTS " in *" $1 "*) return 0 ;; esac
+	return 1
 }
 
 # --------------------------------------------------------------- a. unit
@@ -143,15 +168,17 @@ fi
 
 # -------------------------------------------------------------- b. build
 declare -A KVER_OF=() KO_OK=() TKO_OK=()
+NEWEST_TREE=
 KVER_OF[6.1]=$(newest_kver '6.1.0-*-amd64')
 KVER_OF[6.12]=$(newest_kver '6.12*-amd64')
+KVER_OF[6.12-rt]=$(newest_kver '6.12*-rt-amd64')
 HAVE_TKMOD=0
 [ -f tests/kmod/Kbuild ] && HAVE_TKMOD=1
 
 if wants build; then
 	stage "build"
 	build "memtrace-read (make userspace)" "$LOGS/build-userspace.log" 600 make userspace
-	for l in 6.1 6.12; do
+	for l in 6.1 6.12 6.12-rt; do
 		kv=${KVER_OF[$l]}
 		if [ -z "$kv" ]; then
 			tap "not ok - build: memtrace.ko for $l (no $l kernel headers in /lib/modules: make deps)"
@@ -179,6 +206,29 @@ if wants build; then
 			tests/guest/stage-kmods.sh "/lib/modules/$kv" "$B/guest-kmods-$kv" \
 			ext4 loop crc32c_generic
 	done
+	# The newest kernel (7.2), built once and cached like the debug kernel.
+	if wants_guest 7.2; then
+		log=$LOGS/newest-kernel.log
+		out=$LOGS/newest-kernel.out
+		timeout -k 10 7200 bash scripts/newest-kernel.sh </dev/null 2>&1 >"$out" |
+			tee "$log" | sed -u 's/^/# /'
+		rc=${PIPESTATUS[0]}
+		tree=$(tail -n 1 "$out" 2>/dev/null)
+		if [ "$rc" -ne 0 ] || [ -z "$tree" ] || [ ! -f "$tree/arch/x86/boot/bzImage" ]; then
+			tap "not ok - build: the 7.2 kernel (scripts/newest-kernel.sh exited $rc)"
+		else
+			tap "ok - build: the 7.2 kernel $(cat "$tree/include/config/kernel.release") in ${tree/#$HOME/\~}"
+			NEWEST_TREE=$tree
+			KVER_OF[7.2]=7.2
+			build "memtrace.ko (+ KUnit) for 7.2" "$LOGS/build-kmod-7.2.log" 600 \
+				make module KDIR="$tree" KVER=7.2 && KO_OK[7.2]=1
+			if [ "$HAVE_TKMOD" = 1 ]; then
+				build "tests/kmod for 7.2" "$LOGS/build-testkmod-7.2.log" 600 \
+					tests/guest/build-test-module.sh "$tree" "$B/testkmod-7.2" &&
+					TKO_OK[7.2]=1
+			fi
+		fi
+	fi
 	if [ -f tests/progs/Makefile ]; then
 		build "tests/progs" "$LOGS/build-progs.log" 600 make -C tests/progs O="$B/progs"
 	fi
@@ -254,12 +304,18 @@ fi
 # guest_args LABEL: set args to run-guest.sh's arguments for guest LABEL, or
 # print why it cannot run (a "not ok" line) and return 1.
 guest_args() {
-	local l=$1 kv img tl numa= label=$1 scripts="$top/tests/e2e/*.sh"
+	local l=$1 kv img tl numa= label=$1 scripts="$top/tests/e2e/*.sh" s
 	# LABEL-numa: that kernel with two NUMA nodes, for the script that needs
 	# them (54-migration.sh; the other guests skip it); the debug kernel has
 	# no ACPI to learn qemu's nodes from, so it makes them up (numa=fake).
 	case $l in
 	*-numa) numa=${l%-numa}; l=$numa; scripts=$top/tests/e2e/54-migration.sh ;;
+	6.12-rt | 7.2)
+		scripts=
+		for s in $CORE_SCRIPTS; do
+			scripts="$scripts $top/tests/e2e/$s"
+		done
+		;;
 	esac
 	kv=${KVER_OF[$l]:-}
 	args=(--label "$label" --scripts "$scripts")
@@ -268,6 +324,11 @@ guest_args() {
 		img=${DEBUG_TREE:+$DEBUG_TREE/arch/x86/boot/bzImage}
 		# KASAN + lockdep + kmemleak under TCG: slow.
 		args+=(--timeout 3600 --timeout-scale 3 --sign "$DEBUG_TREE")
+		;;
+	7.2)
+		img=${NEWEST_TREE:+$NEWEST_TREE/arch/x86/boot/bzImage}
+		# lockdep under TCG: slower than Debian's kernels.
+		args+=(--timeout 2400 --timeout-scale 2)
 		;;
 	lockdown)
 		# The debug kernel, locked down; kmemleak off (lockdown
@@ -296,7 +357,11 @@ guest_args() {
 	# The lockdown guest runs the debug kernel's builds.
 	tl=$l
 	[ "$l" = lockdown ] && tl=debug
-	if wants build || [ "$tl" = debug ]; then
+	if [ "$l" = 7.2 ] && [ -z "$NEWEST_TREE" ]; then
+		echo "not ok - $l: guest run skipped (no 7.2 kernel: see the build stage)"
+		return 1
+	fi
+	if wants build || [ "$tl" = debug ] || [ "$tl" = 7.2 ]; then
 		if [ -z "${KO_OK[$tl]:-}" ]; then
 			echo "not ok - $l: guest run skipped (memtrace.ko for $kv did not build)"
 			return 1
@@ -313,7 +378,7 @@ guest_args() {
 			args+=(--numa 2)
 		fi
 	fi
-	if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ]; }; then
+	if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ] && [ "$tl" != 7.2 ]; }; then
 		[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
 	fi
 	[ -d "$B/guest-kmods-$kv" ] && args+=(--ko-dir "$B/guest-kmods-$kv")
@@ -346,16 +411,17 @@ run_guests() {
 if wants guest; then
 	stage "guests ($GUESTS)"
 	# Each guest is one single-threaded TCG qemu: two at a time keep two
-	# cores busy.  The debug kernel's run is the longest: it goes alone,
-	# the others one after another beside it.
+	# cores busy.  The debug kernel's run is the longest: it goes first in
+	# one lane, with only 7.2's short one after it; the others one after
+	# another beside them.
 	lane_debug= lane_rest=
 	for l in $GUESTS; do
 		rm -f "$LOGS/guest-$l.out"
-		if [ "$l" = debug ]; then
-			lane_debug=debug
-		else
-			lane_rest="$lane_rest $l"
-		fi
+		case $l in
+		debug) lane_debug="debug $lane_debug" ;;
+		7.2) lane_debug="$lane_debug 7.2" ;;
+		*) lane_rest="$lane_rest $l" ;;
+		esac
 	done
 	# shellcheck disable=SC2086 # lists of labels
 	{
@@ -366,6 +432,12 @@ if wants guest; then
 	for l in $GUESTS; do
 		echo "== guest $l"
 		stream "" <"$LOGS/guest-$l.out"
+	done
+	# Which kernel each guest ran: its /init said (tests/guest/init.sh).
+	for l in $GUESTS; do
+		kr=$(tr -d '\r' <"$LOGS/$l-console.log" 2>/dev/null |
+			sed -n 's/^.*MTT!START \([^ ]*\).*$/\1/p' | head -n 1)
+		GUEST_KERNELS="$GUEST_KERNELS $l=${kr:-(did not boot)}"
 	done
 fi
 
@@ -387,6 +459,7 @@ if wants fuzz; then
 fi
 
 stage ""
+[ -n "$GUEST_KERNELS" ] && echo "== kernels:$GUEST_KERNELS"
 echo "== total: $(elapsed "$T_ALL") s"
 npass=$(grep -Ec '^ok( |$)' "$TAP")
 nskip=$(grep -Ec '^ok( |$).*#[[:space:]]*SKIP' "$TAP")

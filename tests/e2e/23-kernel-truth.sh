@@ -215,11 +215,16 @@ wait "$READER"
 check_eq "--by-comm dd: the 10 allocations dd made, not the shell's" 10 "$(leak_rounds)"
 echo 1 >"$LEAKER/free"
 
-( sleep $((3 * ${MTT_TIMEOUT_SCALE:-1})); echo 1 >"$LEAKER/leak" ) &
+# The writer waits until the reader has attached, however long that takes
+# on a busy host (a fixed sleep lost that race).
+go=/tmp/by-pid.go
+rm -f "$go"
+( while [ ! -e "$go" ]; do sleep 0.1; done; echo 1 >"$LEAKER/leak" ) &
 writer=$!
 start_kernel_reader "$OUT" "memtrace-read --by-pid attaches" --by-pid "$writer" -o 0 -T 1000 \
-	3600 || exit 1
+	3600 || { kill "$writer"; exit 1; }
 echo 1 >"$LEAKER/leak"
+: >"$go"
 wait "$writer"
 kill -INT "$READER"
 wait "$READER"

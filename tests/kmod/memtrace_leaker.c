@@ -32,6 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 
+#include "compat.h"
 #include "memtrace_leaker.h"
 
 #define LEAKER_MAX_KEPT		4096
@@ -280,8 +281,7 @@ static int __init leaker_init(void)
 					 leaker_obj_ctor);
 	if (!leaker_cache)
 		return -ENOMEM;
-	hrtimer_init(&leaker_hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	leaker_hrtimer.function = leaker_hrtimer_fn;
+	mt_hrtimer_setup(&leaker_hrtimer, leaker_hrtimer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	timer_setup(&leaker_timer, leaker_timer_fn, 0);
 	return 0;
 }
@@ -289,7 +289,7 @@ static int __init leaker_init(void)
 static void __exit leaker_exit(void)
 {
 	hrtimer_cancel(&leaker_hrtimer);
-	del_timer_sync(&leaker_timer);
+	mt_timer_delete_sync(&leaker_timer);
 	/* The timers are gone: nothing else touches the buffers now. */
 	leaker_free_all(hardirq_bufs, &nr_hardirq_bufs);
 	leaker_free_all(softirq_bufs, &nr_softirq_bufs);

@@ -56,6 +56,7 @@
 #include <linux/swap.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "memtrace_leaker.h"
 
 static uint obj_size = 192;
@@ -144,7 +145,7 @@ static noinline void paths_alloc_bulk(void)
 	void *objs[64];
 	int n, i;
 
-	n = kmem_cache_alloc_bulk(paths_cache, GFP_KERNEL, ARRAY_SIZE(objs), objs);
+	n = mt_kmem_cache_alloc_bulk(paths_cache, GFP_KERNEL, ARRAY_SIZE(objs), objs);
 	if (n != ARRAY_SIZE(objs)) {
 		pr_warn("kmem_cache_alloc_bulk gave %d\n", n);
 		if (n > 0)
@@ -360,13 +361,17 @@ static noinline void paths_truth(void)
 	truth_objects = kcalloc(n, sizeof(*truth_objects), GFP_KERNEL);
 	if (!truth_objects)
 		return;
-	get_cpu();
+	/*
+	 * On one CPU's slabs, but preemptible: PREEMPT_RT's allocator takes
+	 * sleeping locks, which get_cpu() would forbid.
+	 */
+	migrate_disable();
 	for (i = 0; i < n; i++) {
-		truth_objects[i] = kmem_cache_alloc(truth_cache, GFP_ATOMIC);
+		truth_objects[i] = kmem_cache_alloc(truth_cache, GFP_KERNEL);
 		if (truth_objects[i])
 			nr_truth++;
 	}
-	put_cpu();
+	migrate_enable();
 }
 
 static noinline void paths_alias(void)
