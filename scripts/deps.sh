@@ -59,8 +59,11 @@ for d in /usr/src/linux-headers-6.1[2-9]*-amd64; do
 	esac
 done
 
-# sid's linux-source-7.2 (idempotent; a cached .deb is kept).
-"$(dirname "$0")/newest-kernel.sh" --fetch
+# sid's linux-source-7.2 (idempotent; a cached .deb is kept).  Only the
+# 7.2 guest needs it, which make check does not run by default: a mirror
+# without sid is a warning here, not a failed make deps.
+"$(dirname "$0")/newest-kernel.sh" --fetch ||
+	echo "deps: warning: no linux-source-7.2 from sid: the 7.2 guest cannot run" >&2
 
 if [ -z "$missing" ] && [ "$have_bpo" -eq 1 ] && [ "$have_bpo_rt" -eq 1 ]; then
 	echo "deps: all packages present"

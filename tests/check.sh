@@ -38,7 +38,8 @@
 # Environment:
 #   CHECK_STAGES   stages to run (default "unit build install debug guest")
 #   CHECK_GUESTS   guests to run (default "6.1 6.12 debug lockdown 6.1-numa
-#                  6.12-numa debug-numa 6.12-rt 7.2")
+#                  6.12-numa debug-numa 6.12-rt"; add 7.2 for the newest
+#                  kernel, not yet in the default: see docs/kernels.md)
 # Logs: build/logs/ (check.tap has every result line).
 set -u
 export LC_ALL=C
@@ -51,7 +52,11 @@ mkdir -p "$LOGS"
 TAP=$LOGS/check.tap
 : >"$TAP"
 STAGES=${CHECK_STAGES:-unit build install debug guest}
-GUESTS=${CHECK_GUESTS:-6.1 6.12 debug lockdown 6.1-numa 6.12-numa debug-numa 6.12-rt 7.2}
+# 7.2 is not in the default set yet: its guest still fails the checks
+# docs/kernels.md lists as open, and its first build (about 35 minutes on
+# a busy 2-core machine) would take a clean machine's CI past its budget.
+# CHECK_GUESTS="... 7.2" runs it.
+GUESTS=${CHECK_GUESTS:-6.1 6.12 debug lockdown 6.1-numa 6.12-numa debug-numa 6.12-rt}
 # The guests that run the core subset, not every script: what a kernel
 # most likely breaks (build and load, KUnit, kernel and user leak
 # reports against their oracles, bad input, pressure rings, a soak).
