@@ -7,6 +7,12 @@
  *   /usr/lib/x86_64-linux-gnu/libc.so.6 0x9a0a0
  * (for tests/bench/user-pairs.sh: memtrace_bench's uprobe_arm takes them).
  *
+ * ufnoffset --rets FUNC...: the offsets of each FUNC's ret instructions
+ * instead ("PATH 0xOFF 0xOFF ..."), as memtrace-read finds them
+ * (userspace/retsites.c, the same code), from the bytes the process maps
+ * and the symbol's size the dynamic linker knows (dladdr1); exit status 1
+ * if a function has none usable (the reason on stderr).
+ *
  * The address dlsym() gives is turned into a file offset through the
  * mapping of /proc/self/maps that holds it: the offset a uprobe takes, and
  * the one memtrace-read and probecheck compute from the ELF file (.dynsym
@@ -14,21 +20,46 @@
  */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <link.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "mtt.h"
+#include "retsites.h"
+
+/* Prints the file offsets of the ret instructions of the function at addr (at file offset off). */
+static int print_rets(const char *name, void *addr, uint64_t off)
+{
+	const ElfW(Sym) *sym = NULL;
+	struct retsites rs;
+	Dl_info info;
+
+	if (!dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) {
+		fprintf(stderr, "ufnoffset: %s: no symbol size\n", name);
+		return 1;
+	}
+	if (!retsites_find(addr, sym->st_size, &rs)) {
+		fprintf(stderr, "ufnoffset: %s: no return sites: %s\n", name, rs.why);
+		return 1;
+	}
+	for (size_t i = 0; i < rs.nr; i++)
+		printf(" 0x%" PRIx64, off + rs.at[i]);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
 	char path[4096];
 	uint64_t off;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: ufnoffset FUNC...\n");
+	int rets = argc > 1 && !strcmp(argv[1], "--rets");
+
+	if (argc < 2 + rets) {
+		fprintf(stderr, "usage: ufnoffset [--rets] FUNC...\n");
 		return 2;
 	}
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1 + rets; i < argc; i++) {
 		void *addr = dlsym(RTLD_DEFAULT, argv[i]);
 
 		if (!addr) {
@@ -40,7 +71,14 @@ int main(int argc, char **argv)
 				argv[i], addr);
 			return 1;
 		}
-		printf("%s 0x%" PRIx64 "\n", path, off);
+		if (!rets) {
+			printf("%s 0x%" PRIx64 "\n", path, off);
+			continue;
+		}
+		printf("%s", path);
+		if (print_rets(argv[i], addr, off))
+			return 1;
+		printf("\n");
 	}
 	return 0;
 }

@@ -185,6 +185,7 @@ int main(int argc, char **argv)
 	migration_tests();
 	unwtab_tests();
 	growth_tests();
+	retsites_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -68,5 +68,6 @@ void compaction_tests(void);
 void migration_tests(void);
 void unwtab_tests(void);
 void growth_tests(void);
+void retsites_tests(void);
 
 #endif
