@@ -261,25 +261,24 @@ static void mt_user_free(u8 func, struct pt_regs *regs, u32 slot)
 }
 
 /*
- * mm: current's, read-locked for the unwind tables, or NULL (none loaded,
- * or mm_busy: the lock could not be had).
+ * An allocator's entry: the call kept for its return, and whether it is
+ * to be recorded decided.  Returns the call if it is, for its stack
+ * (mt_user_call_stack()): the mm lock the stack may need is taken only
+ * then, so that a call sampled out costs no lock.
  */
-static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot, struct mm_struct *mm,
-			 bool mm_busy)
+static struct mt_call *mt_user_call(u8 func, struct pt_regs *regs, u32 slot)
 {
 	const struct mt_filter *f = &mt.filter;
+	struct mt_call *call, *record = NULL;
 	struct mt_thread_calls *tc;
-	struct mt_call *call;
 	struct mt_pcpu *c;
 	unsigned long flags, ptr;
-	unsigned int nr;
-	bool faulted;
 	u64 size;
 
 	mt_ufn_args(func, regs, &size, &ptr);
 	c = mt_hook_enter(&flags);
 	if (!c)
-		return;
+		return NULL;
 	tc = mt_calltab_get(&mt_user.calls, current->pid);
 	if (unlikely(!tc)) {
 		c->loss.calls_full++;
@@ -312,17 +311,40 @@ static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot, struct mm_stru
 		goto out;
 	}
 	call->flags |= MT_CALL_RECORD;
+	call->stack_id = MEMTRACE_STACK_NONE;
+	record = call;
+out:
+	mt_hook_exit(c, flags);
+	return record;
+}
+
+/*
+ * The stack of a call to record.  mm: current's, read-locked for the
+ * unwind tables, or NULL (none loaded, or mm_busy: the lock could not be
+ * had).  The call is this thread's own: nothing else touches it between
+ * mt_user_call() and here.
+ */
+static void mt_user_call_stack(struct mt_call *call, struct pt_regs *regs,
+			       struct mm_struct *mm, bool mm_busy)
+{
+	struct mt_pcpu *c;
+	unsigned long flags;
+	unsigned int nr;
+	bool faulted;
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;	/* counted: recorded without a stack */
 	if (mm_busy)
 		c->unwind.mm_busy++;
 	c->unwind_mm = mm;
-	nr = mt_user_stack(regs, c->frames, f->depth, &faulted);
+	nr = mt_user_stack(regs, c->frames, mt.filter.depth, &faulted);
 	c->unwind_mm = NULL;
 	if (faulted)
 		c->user_stack_faults++;
 	call->stack_id = mt_stacktab_intern(&mt.stacks, c->frames, nr);
 	if (unlikely(call->stack_id == MEMTRACE_STACK_NONE))
 		c->loss.stack_full++;
-out:
 	mt_hook_exit(c, flags);
 }
 
@@ -389,8 +411,9 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 }
 
 /*
- * An allocator's entry, with the mm read-locked while unwind tables are
- * loaded: the walk maps each PC to its file through the mm's mappings.
+ * An allocator's entry; for a call to record, its stack, with the mm
+ * read-locked while unwind tables are loaded: the walk maps each PC to its
+ * file through the mm's mappings.
  * Uprobe handlers run in task context, where they may sleep (the kernel's
  * own uprobe code takes this lock on the way to them); the lock is taken
  * here, before the hook guard turns interrupts off, and nests inside
@@ -399,10 +422,14 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 static void mt_user_call_locked(u8 func, struct pt_regs *regs, u32 slot)
 {
 	struct mm_struct *mm = current->mm;
+	struct mt_call *call;
 	bool busy = false;
 
+	call = mt_user_call(func, regs, slot);
+	if (!call)
+		return;
 	if (!mt_unwind_active()) {
-		mt_user_call(func, regs, slot, NULL, false);
+		mt_user_call_stack(call, regs, NULL, false);
 		return;
 	}
 	if (mmap_read_lock_killable(mm)) {
@@ -410,7 +437,7 @@ static void mt_user_call_locked(u8 func, struct pt_regs *regs, u32 slot)
 		mm = NULL;
 		busy = true;
 	}
-	mt_user_call(func, regs, slot, mm, busy);
+	mt_user_call_stack(call, regs, mm, busy);
 	if (mm)
 		mmap_read_unlock(mm);
 }

@@ -146,3 +146,83 @@ out:
 	cs_close(&h);
 	return rs->nr;
 }
+
+/*
+ * An instruction x86-64 uprobes performs itself at a breakpoint instead of
+ * stepping a copy of it (a second trap): unprefixed relative jumps, jcc,
+ * call, push of a register, nop (arch/x86/kernel/uprobes.c, 6.1 to 6.12).
+ */
+static bool emulated_by_uprobes(const cs_insn *insn)
+{
+	const uint8_t *b = insn->bytes;
+
+	switch (insn->size) {
+	case 1:
+		return (b[0] >= 0x50 && b[0] <= 0x57) || b[0] == 0x90;
+	case 2:
+		return (b[0] >= 0x70 && b[0] <= 0x7f) || b[0] == 0xeb ||
+		       (b[0] == 0x41 && b[1] >= 0x50 && b[1] <= 0x57);
+	case 5:
+		return b[0] == 0xe9 || b[0] == 0xe8;
+	case 6:
+		return b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f;
+	default:
+		return false;
+	}
+}
+
+/* Changes nothing a probe at the entry reads (arguments, sp): flags at most. */
+static bool writes_flags_only(const cs_insn *insn)
+{
+	return insn->id == X86_INS_TEST || insn->id == X86_INS_CMP ||
+	       insn->id == X86_INS_ENDBR64 || insn->id == X86_INS_NOP;
+}
+
+/* Instructions looked at from the entry for one uprobes performs. */
+#define RETSITES_ENTRY_WINDOW	4
+
+uint64_t retsites_entry(const uint8_t *code, size_t size)
+{
+	const uint8_t *p = code;
+	uint64_t addr = 0, found = 0, *targets = NULL;
+	size_t left = size, nr_targets = 0, i;
+	struct retsites rs;
+	uint8_t *starts = NULL;
+	cs_insn *insn = NULL;
+	csh h;
+
+	if (!size || size > RETSITES_MAX_CODE ||
+	    cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return 0;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	starts = calloc(size / 8 + 1, 1);
+	targets = calloc(size, sizeof(*targets));
+	insn = cs_malloc(h);
+	/* Every jump's target: the probe must lie where nothing jumps back to. */
+	memset(&rs, 0, sizeof(rs));
+	if (!starts || !targets || !insn || !scan(h, code, size, starts, targets, &nr_targets, &rs))
+		goto out;
+	for (int n = 0; n < RETSITES_ENTRY_WINDOW && left; n++) {
+		uint64_t at = addr;
+
+		if (!cs_disasm_iter(h, &p, &left, &addr, insn))
+			break;
+		for (i = 0; i < nr_targets && targets[i] != at; i++)
+			;
+		if (i < nr_targets)
+			break;	/* a jump lands here: the probe would fire twice */
+		if (emulated_by_uprobes(insn)) {
+			found = at;
+			break;
+		}
+		if (!writes_flags_only(insn))
+			break;
+	}
+out:
+	if (insn)
+		cs_free(insn, 1);
+	free(starts);
+	free(targets);
+	cs_close(&h);
+	return found;
+}

@@ -33,4 +33,15 @@ struct retsites {
  */
 size_t retsites_find(const uint8_t *code, size_t size, struct retsites *rs);
 
+/*
+ * Where a probe on the function's entry costs one trap: the offset of the
+ * first instruction that x86 uprobes performs itself (a jcc, jmp, call,
+ * push or nop) when only instructions that change flags alone (test, cmp,
+ * endbr64) come before it and nothing jumps to it or them; else 0, the
+ * entry, whose instruction uprobes steps out of line (a second trap).  At
+ * that offset the arguments and the stack are still the entry's.  Needs a
+ * function retsites_find() accepts (every jump's target known).
+ */
+uint64_t retsites_entry(const uint8_t *code, size_t size);
+
 #endif

@@ -227,30 +227,40 @@ static bool ufn_returns_nothing(uint32_t func)
  * only keeps the call (the module performs each ret: one trap, no return
  * address diverted); else, or with --returns=uretprobe, the entry and a
  * return probe.  The return sites go first: an entry armed alone would
- * keep calls whose returns nobody sees.
+ * keep calls whose returns nobody sees.  The entry probe goes on the
+ * first instruction uprobes performs itself if only flag-setting ones
+ * precede it (free's test and je in glibc): one trap instead of two.
  */
 static int probe_function(struct usermode *um, struct mt_device *d, int fd, const char *shown,
 			  const struct ufn_probe *p, struct mt_err *err)
 {
 	const char *name = elfsyms_ufn_name(p->func);
 	struct retsites rs = { .why = "--returns=uretprobe" };
+	uint64_t entry = 0;
 	uint8_t *code = NULL;
+	bool have_code = false;
 	int ret;
 
-	if (ufn_returns_nothing(p->func))
-		return device_add_uprobe(d, fd, p->offset, p->func, MEMTRACE_UPROBE_CALL, err);
-	if (!um->sites) {
-		snprintf(rs.why, sizeof(rs.why), "this memtrace.ko has no return-site probes");
-	} else if (um->returns == MT_RETURNS_AUTO) {
-		code = p->size ? malloc(p->size) : NULL;
-		if (p->size && !code)
+	if (p->size) {
+		code = malloc(p->size);
+		if (!code)
 			return mt_errf(err, ENOMEM, "out of memory");
-		if (code && pread(fd, code, p->size, (off_t)p->offset) != (ssize_t)p->size)
-			snprintf(rs.why, sizeof(rs.why), "its bytes cannot be read");
-		else
-			retsites_find(code, p->size, &rs);
-		free(code);
+		have_code = pread(fd, code, p->size, (off_t)p->offset) == (ssize_t)p->size;
 	}
+	if (have_code && um->sites)
+		entry = retsites_entry(code, p->size);
+	if (ufn_returns_nothing(p->func)) {
+		free(code);
+		return device_add_uprobe(d, fd, p->offset + entry, p->func,
+					 MEMTRACE_UPROBE_CALL, err);
+	}
+	if (!um->sites)
+		snprintf(rs.why, sizeof(rs.why), "this memtrace.ko has no return-site probes");
+	else if (um->returns == MT_RETURNS_AUTO && !have_code)
+		snprintf(rs.why, sizeof(rs.why), "its bytes cannot be read");
+	else if (um->returns == MT_RETURNS_AUTO)
+		retsites_find(code, p->size, &rs);
+	free(code);
 	for (size_t i = 0; i < rs.nr; i++) {
 		ret = device_add_uprobe(d, fd, p->offset + rs.at[i], p->func,
 					MEMTRACE_UPROBE_RETURN_SITE, err);
@@ -263,7 +273,7 @@ static int probe_function(struct usermode *um, struct mt_device *d, int fd, cons
 	else if (um->verbose)
 		fprintf(stderr, "memtrace-read: %s in %s: a return probe (uretprobe): %s\n",
 			name, shown, rs.why);
-	return device_add_uprobe(d, fd, p->offset, p->func,
+	return device_add_uprobe(d, fd, p->offset + entry, p->func,
 				 rs.nr ? MEMTRACE_UPROBE_ENTRY : MEMTRACE_UPROBE_CALL, err);
 }
 

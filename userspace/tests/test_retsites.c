@@ -18,6 +18,61 @@
 #include "retsites.h"
 #include "util.h"
 
+/*
+ * objdump's mnemonic of each instruction of [off, off + size) of path:
+ * mnem[i] for the one at offset at[i] from off; the number listed.
+ */
+static size_t objdump_listing(const char *path, uint64_t off, uint64_t size, uint64_t *at,
+			      char (*mnem)[64], size_t max)
+{
+	char cmd[4300], line[512];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn --start-address=0x%llx "
+		 "--stop-address=0x%llx '%s' 2>/dev/null", (unsigned long long)off,
+		 (unsigned long long)(off + size), path);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		int used = 0;
+
+		if (sscanf(line, " %llx:%n", &a, &used) != 1 || !used ||
+		    sscanf(line + used, " %63s", mnem[n]) != 1)
+			continue;
+		at[n++] = a - off;
+	}
+	pclose(f);
+	return n;
+}
+
+/*
+ * retsites_entry() of libc's free, against objdump: only test/cmp/endbr64
+ * before it, and at it an instruction uprobes performs (j*, call, push, nop).
+ */
+static void libc_entry(const char *libc, const struct ufn_probe *p, const uint8_t *code)
+{
+	static uint64_t at[64];
+	static char mnem[64][64];
+	uint64_t entry = retsites_entry(code, p->size);
+	size_t n = objdump_listing(libc, p->offset, p->size < 64 ? p->size : 64, at, mnem, 64);
+	size_t i;
+	bool before_ok = true;
+
+	for (i = 0; i < n && at[i] < entry; i++)
+		before_ok &= !strcmp(mnem[i], "test") || !strcmp(mnem[i], "cmp") ||
+			     !strncmp(mnem[i], "endbr64", 7);
+	diag("%s: %s's entry probe at +0x%llx (%s)", libc, elfsyms_ufn_name(p->func),
+	     (unsigned long long)entry, i < n ? mnem[i] : "?");
+	check(before_ok && i < n && at[i] == entry &&
+	      (mnem[i][0] == 'j' || !strcmp(mnem[i], "push") || !strcmp(mnem[i], "call") ||
+	       !strcmp(mnem[i], "nop") || (entry == 0)),
+	      "retsites: %s of libc: the entry probe's instruction is one uprobes performs, "
+	      "after flag-setting ones only", elfsyms_ufn_name(p->func));
+}
+
 /* objdump's ret instructions of [off, off + size) of path, as offsets from off. */
 static size_t objdump_rets(const char *path, uint64_t off, uint64_t size, uint64_t *at,
 			   size_t max)
@@ -67,6 +122,7 @@ static void libc_function(const char *libc, const struct ufn_probe *p)
 		check(false, "retsites: read %s's bytes from %s", name, libc);
 		goto out;
 	}
+	libc_entry(libc, p, code);
 	nr = retsites_find(code, p->size, &rs);
 	nw = objdump_rets(libc, p->offset, p->size, want, MT_ARRAY_SIZE(want));
 	if (!nr) {
@@ -120,6 +176,24 @@ static const struct vector vectors[] = {
 	  { 0x48, 0x85, 0xff, 0x06 }, 4, 0, 0 },
 };
 
+struct entry_vector {
+	const char *what;
+	uint8_t code[16];
+	size_t size;
+	uint64_t entry;
+};
+
+static const struct entry_vector entry_vectors[] = {
+	{ "test rdi,rdi; je +1; ret; ret: the je",
+	  { 0x48, 0x85, 0xff, 0x74, 0x01, 0xc3, 0xc3 }, 7, 3 },
+	{ "push rbx; ...: the entry (a push)",
+	  { 0x53, 0x48, 0x89, 0xfb, 0x5b, 0xc3 }, 6, 0 },
+	{ "mov rax,rdi; je +0; ret: the entry (mov writes a register)",
+	  { 0x48, 0x89, 0xf8, 0x74, 0x00, 0xc3 }, 6, 0 },
+	{ "test rdi,rdi; je +1; ret; jmp -7 (back to the je): the entry",
+	  { 0x48, 0x85, 0xff, 0x74, 0x01, 0xc3, 0xeb, 0xfb, 0xc3 }, 9, 0 },
+};
+
 void retsites_tests(void)
 {
 	struct ufn_probe probes[ELFSYMS_MAX_PROBES];
@@ -142,6 +216,12 @@ void retsites_tests(void)
 			check(!nr && rs.why[0], "retsites: %s: refused (%s)", v->what, rs.why);
 	}
 
+	for (size_t i = 0; i < MT_ARRAY_SIZE(entry_vectors); i++) {
+		const struct entry_vector *v = &entry_vectors[i];
+
+		check(retsites_entry(v->code, v->size) == v->entry, "retsites: entry of %s",
+		      v->what);
+	}
 	if (self_libc(libc, sizeof(libc))) {
 		check(false, "retsites: the libc this test runs with");
 		return;
@@ -165,10 +245,12 @@ void retsites_tests(void)
 		if (probes[i].func != MEMTRACE_UFN_MALLOC || probes[i].size > sizeof(code))
 			continue;
 		fd = open(libc, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && pread(fd, code, probes[i].size, (off_t)probes[i].offset) > 0)
-			check(retsites_find(code, probes[i].size, &rs) > 0,
-			      "retsites: libc's malloc has return sites%s%s", rs.why[0] ? ": " : "",
-			      rs.why);
+		if (fd >= 0 && pread(fd, code, probes[i].size, (off_t)probes[i].offset) > 0) {
+			size_t nr = retsites_find(code, probes[i].size, &rs);
+
+			check(nr > 0, "retsites: libc's malloc has return sites%s%s",
+			      rs.why[0] ? ": " : "", rs.why);
+		}
 		if (fd >= 0)
 			close(fd);
 		break;
