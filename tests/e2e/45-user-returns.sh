@@ -70,7 +70,7 @@ if wait_for 30 grep -qx ready /tmp/ul.out; then
 	READER=$!
 	if wait_for 60 grep -qx "Attaching to pid $TARGET, Ctrl+C to quit." /tmp/p.out; then
 		kill -USR1 "$TARGET"
-		wait_for 60 grep -qx done /tmp/ul.out || diag "userleak did not say done"
+		wait_for 60 grep -qx 'done' /tmp/ul.out || diag "userleak did not say done"
 		kill -INT "$READER"
 		wait_for 60 eval "! kill -0 $READER 2>/dev/null"
 		wait "$READER"

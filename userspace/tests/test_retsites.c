@@ -19,11 +19,13 @@
 #include "util.h"
 
 /*
- * objdump's mnemonic of each instruction of [off, off + size) of path:
- * mnem[i] for the one at offset at[i] from off; the number listed.
+ * objdump's listing of [off, off + size) of path: text[i] (mnemonic and
+ * operands) of the instruction at offset at[i] from off; the number listed.
+ * Offsets of libc's text are its addresses too (its first PT_LOAD maps
+ * offset 0 at 0).
  */
 static size_t objdump_listing(const char *path, uint64_t off, uint64_t size, uint64_t *at,
-			      char (*mnem)[64], size_t max)
+			      char (*text)[64], size_t max)
 {
 	char cmd[4300], line[512];
 	size_t n = 0;
@@ -40,7 +42,7 @@ static size_t objdump_listing(const char *path, uint64_t off, uint64_t size, uin
 		int used = 0;
 
 		if (sscanf(line, " %llx:%n", &a, &used) != 1 || !used ||
-		    sscanf(line + used, " %63s", mnem[n]) != 1)
+		    sscanf(line + used, " %63[^\n]", text[n]) != 1)
 			continue;
 		at[n++] = a - off;
 	}
@@ -48,27 +50,42 @@ static size_t objdump_listing(const char *path, uint64_t off, uint64_t size, uin
 	return n;
 }
 
+/* The first word of an objdump instruction text is w. */
+static bool mnemonic_is(const char *text, const char *w)
+{
+	size_t n = strlen(w);
+
+	return !strncmp(text, w, n) && (!text[n] || text[n] == ' ');
+}
+
+#define LISTING_MAX 1024
+static uint64_t listing_at[LISTING_MAX];
+static char listing_text[LISTING_MAX][64];
+
 /*
- * retsites_entry() of libc's free, against objdump: only test/cmp/endbr64
- * before it, and at it an instruction uprobes performs (j*, call, push, nop).
+ * retsites_entry() of a libc function, against objdump: only test/cmp/endbr64
+ * before it, and at it an instruction uprobes performs (j*, call, push, nop),
+ * or the entry itself.
  */
 static void libc_entry(const char *libc, const struct ufn_probe *p, const uint8_t *code)
 {
-	static uint64_t at[64];
-	static char mnem[64][64];
 	uint64_t entry = retsites_entry(code, p->size);
-	size_t n = objdump_listing(libc, p->offset, p->size < 64 ? p->size : 64, at, mnem, 64);
-	size_t i;
+	size_t n = objdump_listing(libc, p->offset, p->size, listing_at, listing_text,
+				   LISTING_MAX);
 	bool before_ok = true;
+	const char *t;
+	size_t i;
 
-	for (i = 0; i < n && at[i] < entry; i++)
-		before_ok &= !strcmp(mnem[i], "test") || !strcmp(mnem[i], "cmp") ||
-			     !strncmp(mnem[i], "endbr64", 7);
+	for (i = 0; i < n && listing_at[i] < entry; i++)
+		before_ok &= mnemonic_is(listing_text[i], "test") ||
+			     mnemonic_is(listing_text[i], "cmp") ||
+			     mnemonic_is(listing_text[i], "endbr64");
+	t = i < n ? listing_text[i] : "?";
 	diag("%s: %s's entry probe at +0x%llx (%s)", libc, elfsyms_ufn_name(p->func),
-	     (unsigned long long)entry, i < n ? mnem[i] : "?");
-	check(before_ok && i < n && at[i] == entry &&
-	      (mnem[i][0] == 'j' || !strcmp(mnem[i], "push") || !strcmp(mnem[i], "call") ||
-	       !strcmp(mnem[i], "nop") || (entry == 0)),
+	     (unsigned long long)entry, t);
+	check(before_ok && i < n && listing_at[i] == entry &&
+	      (entry == 0 || t[0] == 'j' || mnemonic_is(t, "push") || mnemonic_is(t, "call") ||
+	       mnemonic_is(t, "nop")),
 	      "retsites: %s of libc: the entry probe's instruction is one uprobes performs, "
 	      "after flag-setting ones only", elfsyms_ufn_name(p->func));
 }
@@ -77,33 +94,13 @@ static void libc_entry(const char *libc, const struct ufn_probe *p, const uint8_
 static size_t objdump_rets(const char *path, uint64_t off, uint64_t size, uint64_t *at,
 			   size_t max)
 {
-	char cmd[4300], line[512];
-	size_t n = 0;
-	FILE *f;
+	size_t n = objdump_listing(path, off, size, listing_at, listing_text, LISTING_MAX), r = 0;
 
-	/* Offsets of libc's text are its addresses too (its first PT_LOAD maps offset 0 at 0). */
-	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn --start-address=0x%llx "
-		 "--stop-address=0x%llx '%s' 2>/dev/null", (unsigned long long)off,
-		 (unsigned long long)(off + size), path);
-	f = popen(cmd, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char mnem[64] = "";
-		int used = 0;
-
-		if (sscanf(line, " %llx:%n", &a, &used) != 1 || !used)
-			continue;
-		/* "ret", "repz ret", "bnd ret" */
-		if (sscanf(line + used, " %63[^\n]", mnem) != 1)
-			continue;
-		if ((!strcmp(mnem, "ret") || !strcmp(mnem, "repz ret") || !strcmp(mnem, "bnd ret")) &&
-		    n < max)
-			at[n++] = a - off;
-	}
-	pclose(f);
-	return n;
+	for (size_t i = 0; i < n && r < max; i++)
+		if (mnemonic_is(listing_text[i], "ret") || !strcmp(listing_text[i], "repz ret") ||
+		    !strcmp(listing_text[i], "bnd ret"))
+			at[r++] = listing_at[i];
+	return r;
 }
 
 static void libc_function(const char *libc, const struct ufn_probe *p)
