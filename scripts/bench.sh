@@ -122,6 +122,8 @@ utable=$(
 	urow "memtrace -s 100" memtrace-s100 "<= 1.30x" 1.30
 	urow "memtrace --returns=uretprobe, full stacks" memtrace-full-uretprobe
 	urow "memtrace --returns=uretprobe -s 100" memtrace-s100-uretprobe
+	urow "memtrace --unwind=fp (profile: no unwind tables)" memtrace-full-fp
+	urow "memtrace --stack-depth 1 --unwind=fp (profile: no walk)" memtrace-d1-fp
 	echo "| BCC memleak -p | in \"memtrace and its peers\" below (another boot) | | | | | |"
 )
 # Where the instructions go, from the rows above (same boot).
@@ -129,20 +131,24 @@ uwhere=$(awk -v p="$(val user-insn-untraced)" -v f="$(val user-insn-floor)" \
 	-v fs="$(val user-insn-floor-sites)" -v f1="$(val user-insn-floor-1trap)" \
 	-v mf="$(val user-insn-memtrace-full)" -v ms="$(val user-insn-memtrace-s100)" \
 	-v mfu="$(val user-insn-memtrace-full-uretprobe)" \
-	-v msu="$(val user-insn-memtrace-s100-uretprobe)" 'BEGIN {
-	if (p == "" || f == "" || fs == "" || f1 == "" || mf == "" || ms == "" || mfu == "" || msu == "") exit
-	printf "Where the instructions go (this run): the uretprobe floor adds %d a pair;\n", f - p
-	printf "putting malloc'"'"'s return on its ret instructions saves %d of them (%d added),\n", f - fs, fs - p
-	printf "and dropping the entry trap too would save %d more (%d added: the\n", fs - f1, f1 - p
-	printf "entry trap alone is about a third of the floor). memtrace'"'"'s handlers add,\n"
-	printf "over the probes they sit on, %d with -s 100 (the hook guard, the call\n", ms - fs
-	printf "table at entry and return, the sampling decision, and per free a\n"
-	printf "live-index lookup) and %d with full stacks (per call also the user stack\n", mf - fs
-	printf "by unwind tables under the mm lock, the stack table, a timestamp, the live\n"
-	printf "index and the per-stack counters; per free the entry'"'"'s removal): %d of\n", mf - ms
-	printf "the %d a recorded pair adds over -s 100'"'"'s are recording it. With the return\n", mf - ms
-	printf "probe instead, the same handlers cost %d (full) and %d (-s 100) over the\n", mfu - f, msu - f
-	printf "uretprobe floor.\n" }')
+	-v msu="$(val user-insn-memtrace-s100-uretprobe)" \
+	-v fp="$(val user-insn-memtrace-full-fp)" -v d1="$(val user-insn-memtrace-d1-fp)" 'BEGIN {
+	if (p == "" || f == "" || fs == "" || f1 == "" || mf == "" || ms == "" || mfu == "" ||
+	    msu == "" || fp == "" || d1 == "") exit
+	printf "Where the instructions go (this run): the uretprobe floor adds %d a pair.\n", f - p
+	printf "memtrace'"'"'s probes cost %d less: malloc'"'"'s return on its ret instructions,\n", f - fs
+	printf "and free'"'"'s probe on its je (the difference of the -s 100 rows, %d, is\n", msu - ms
+	printf "both, and less handler work at the return). Dropping the entry trap would\n"
+	printf "save %d more (docs/design.md: why it stays). Over the probes they sit on,\n", fs - f1
+	printf "memtrace'"'"'s handlers add %d with -s 100 (the hook guard, the call table at\n", ms - fs
+	printf "entry and return, the sampling decision, per free a live-index lookup).\n"
+	printf "Full stacks add %d more: recording a call with a one-frame stack\n", mf - ms
+	printf "(a timestamp, the stack table, the live index, the per-stack counters, and\n"
+	printf "per free the entry'"'"'s removal) %d; walking the rest of the stack by frame\n", d1 - ms
+	printf "pointers %d; and by unwind tables (the mm lock, a mapping and a binary\n", fp - d1
+	printf "search per frame: glibc'"'"'s frames, which have no frame pointers) %d.\n", mf - fp
+	printf "The last is the largest share left: a memo of the last stack per\n"
+	printf "thread (checked by re-reading the words the walk read) would take it out.\n" }')
 # Scale: one column per live count, "skipped" for a count left out for time.
 M1=1048576 M4=4194304 M16=16777216
 scale_cell() {	# scale_cell N KEY

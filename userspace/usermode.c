@@ -264,8 +264,19 @@ static int probe_function(struct usermode *um, struct mt_device *d, int fd, cons
 	for (size_t i = 0; i < rs.nr; i++) {
 		ret = device_add_uprobe(d, fd, p->offset + rs.at[i], p->func,
 					MEMTRACE_UPROBE_RETURN_SITE, err);
-		if (ret)
+		if (!ret)
+			continue;
+		if (ret != -EINVAL)
 			return ret;
+		/*
+		 * The module read no ret there (the file changed under us):
+		 * the return probe instead.  The sites armed already are
+		 * harmless: a call the entry keeps is completed once,
+		 * by whichever of them sees its return first.
+		 */
+		snprintf(rs.why, sizeof(rs.why), "the module refused the ret at +0x%llx",
+			 (unsigned long long)rs.at[i]);
+		rs.nr = 0;
 	}
 	if (um->verbose && rs.nr)
 		fprintf(stderr, "memtrace-read: %s in %s: %zu ret-instruction probe%s\n",

@@ -23,6 +23,9 @@
 #                trap per allocation, what an allocator whose size could be
 #                read at its return would cost (docs/design.md says why
 #                memtrace keeps the entry probe).
+# And memtrace with less of a stack, to attribute its cost: --unwind=fp
+# (frame pointers only: glibc's frames are not walked, no mm lock), and
+# --stack-depth 1 --unwind=fp (the recording without a walk).
 # mtt-timeout: 900
 . "${0%/*}/lib.sh"
 
@@ -40,7 +43,7 @@ PAIRS_UNTRACED=1000000
 REPS=7
 [ $unit = insn ] && REPS=3 PAIRS_UNTRACED=100000
 NAMES="untraced floor floor-sites floor-1trap memtrace-full memtrace-s100
-	memtrace-full-uretprobe memtrace-s100-uretprobe"
+	memtrace-full-uretprobe memtrace-s100-uretprobe memtrace-full-fp memtrace-d1-fp"
 OUT=/tmp/bench-user.out
 
 # run NAME CMD...: run CMD (output to $OUT), keep the ns/pair it printed
@@ -128,6 +131,8 @@ while [ $i -lt $REPS ]; do
 	memtrace_run memtrace-s100 -s 100
 	memtrace_run memtrace-full-uretprobe --returns=uretprobe
 	memtrace_run memtrace-s100-uretprobe --returns=uretprobe -s 100
+	memtrace_run memtrace-full-fp --unwind=fp
+	memtrace_run memtrace-d1-fp --stack-depth 1 --unwind=fp
 	i=$((i + 1))
 done
 
