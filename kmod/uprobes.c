@@ -806,9 +806,8 @@ int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 /* Arms a probe (under mt.lock, while armed). */
 static int mt_uprobe_arm(struct mt_uprobe *up)
 {
-	int ret;
-
 	bool site = up->kind == MEMTRACE_UPROBE_RETURN_SITE;
+	int ret;
 
 	up->uc = (struct uprobe_consumer) {
 		.handler = site ? mt_uprobe_site : mt_uprobe_entry,

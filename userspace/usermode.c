@@ -266,15 +266,16 @@ static int probe_function(struct usermode *um, struct mt_device *d, int fd, cons
 					MEMTRACE_UPROBE_RETURN_SITE, err);
 		if (!ret)
 			continue;
-		if (ret != -EINVAL)
+		if (ret != -EINVAL && ret != -ENOSPC)
 			return ret;
 		/*
-		 * The module read no ret there (the file changed under us):
-		 * the return probe instead.  The sites armed already are
-		 * harmless: a call the entry keeps is completed once,
-		 * by whichever of them sees its return first.
+		 * The module read no ret there (the file changed under us),
+		 * or has no room for more probes: the return probe instead.
+		 * The sites armed already are harmless: a call the entry
+		 * keeps is completed once, by whichever sees its return first.
 		 */
-		snprintf(rs.why, sizeof(rs.why), "the module refused the ret at +0x%llx",
+		snprintf(rs.why, sizeof(rs.why), "the module %s the ret at +0x%llx",
+			 ret == -ENOSPC ? "has no room for a probe on" : "refused",
 			 (unsigned long long)rs.at[i]);
 		rs.nr = 0;
 	}

@@ -1031,7 +1031,8 @@ struct memtrace_uprobe {
 #define MEMTRACE_UPROBE_CALL		0
 #define MEMTRACE_UPROBE_ENTRY		1
 #define MEMTRACE_UPROBE_RETURN_SITE	2
-#define MEMTRACE_MAX_UPROBES		128
+/* Probes of one session, return sites included (128 before them). */
+#define MEMTRACE_MAX_UPROBES		256
 
 /* ---- User stacks: MEMTRACE_IOC_UNWIND_TABLE (MEMTRACE_FEAT_UNWIND_CFI) ---- */
 
