@@ -108,7 +108,7 @@ malloc_sites=""
 for off in "$@"; do
 	malloc_sites="$malloc_sites $off:site"
 done
-echo "# BENCHINFO user: malloc at $libc+$malloc_off (ret instructions at$*)," \
+echo "# BENCHINFO user: malloc at $libc+$malloc_off (ret instructions at $*)," \
 	"free at +$free_off; $PAIRS pairs a round traced, $PAIRS_UNTRACED untraced;" \
 	"median of $REPS runs; unit: $unit"
 
