@@ -115,8 +115,8 @@ utable=$(
 	echo "|---|---|---|---|---|---|---|"
 	urow "untraced" untraced
 	urow "empty uprobes: malloc entry + return probe, free entry (floor)" floor
-	urow "empty uprobes: malloc entry + its ret instructions, free entry" floor-sites
-	urow "empty uprobes: malloc's ret instructions alone, free entry (one trap per allocation)" floor-1trap
+	urow "memtrace's probes, empty: malloc entry + its ret instructions, free's je" floor-sites
+	urow "the same without malloc's entry (one trap per allocation)" floor-1trap
 	urow "memtrace, full stacks" memtrace-full "<= 1.30x" 1.30
 	urow "memtrace, full stacks: below the uretprobe floor" memtrace-full "< 1.00x" 0.9999
 	urow "memtrace -s 100" memtrace-s100 "<= 1.30x" 1.30
@@ -136,12 +136,13 @@ uwhere=$(awk -v p="$(val user-insn-untraced)" -v f="$(val user-insn-floor)" \
 	if (p == "" || f == "" || fs == "" || f1 == "" || mf == "" || ms == "" || mfu == "" ||
 	    msu == "" || fp == "" || d1 == "") exit
 	printf "Where the instructions go (this run): the uretprobe floor adds %d a pair.\n", f - p
-	printf "memtrace'"'"'s probes cost %d less: malloc'"'"'s return on its ret instructions,\n", f - fs
-	printf "and free'"'"'s probe on its je (the difference of the -s 100 rows, %d, is\n", msu - ms
-	printf "both, and less handler work at the return). Dropping the entry trap would\n"
-	printf "save %d more (docs/design.md: why it stays). Over the probes they sit on,\n", fs - f1
-	printf "memtrace'"'"'s handlers add %d with -s 100 (the hook guard, the call table at\n", ms - fs
-	printf "entry and return, the sampling decision, per free a live-index lookup).\n"
+	printf "memtrace'"'"'s own probes, empty, add %d less: malloc'"'"'s return on its ret\n", f - fs
+	printf "instructions (%d of it, the difference of memtrace'"'"'s -s 100 rows, whose\n", msu - ms
+	printf "handlers are the same) and free'"'"'s probe on its je instead of its test (the\n"
+	printf "rest: a single step out of line saved). Dropping malloc'"'"'s entry trap too\n"
+	printf "would save %d more (docs/design.md: why it stays). Over the probes they sit\n", fs - f1
+	printf "on, memtrace'"'"'s handlers add %d with -s 100 (the hook guard, the call table\n", ms - fs
+	printf "at entry and return, the sampling decision, per free a live-index lookup).\n"
 	printf "Full stacks add %d more: recording a call with a one-frame stack\n", mf - ms
 	printf "(a timestamp, the stack table, the live index, the per-stack counters, and\n"
 	printf "per free the entry'"'"'s removal) %d; walking the rest of the stack by frame\n", d1 - ms

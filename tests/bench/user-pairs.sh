@@ -16,13 +16,15 @@
 #                (uretprobe), and on free's entry: what every
 #                uretprobe-based tracer pays (memleak, memtrace
 #                --returns=uretprobe);
-#   floor-sites  an empty uprobe on malloc's entry and on each of its ret
-#                instructions, performing the ret (no single step), and
-#                free's entry: what memtrace's return sites pay;
-#   floor-1trap  the ret instructions' probes alone, and free's entry: one
-#                trap per allocation, what an allocator whose size could be
-#                read at its return would cost (docs/design.md says why
-#                memtrace keeps the entry probe).
+#   floor-sites  memtrace's own probes, empty: malloc's entry, each of its
+#                ret instructions (the handler performs the ret: no single
+#                step), and free's probe where memtrace-read puts it (its
+#                je, which uprobes performs, not its test: ufnoffset
+#                --entry);
+#   floor-1trap  the same without malloc's entry probe: one trap per
+#                allocation, what an allocator whose size could be read at
+#                its return would cost (docs/design.md says why memtrace
+#                keeps the entry probe).
 # And memtrace with less of a stack, to attribute its cost: --unwind=fp
 # (frame pointers only: glibc's frames are not walked, no mm lock), and
 # --stack-depth 1 --unwind=fp (the recording without a walk).
@@ -105,11 +107,14 @@ if [ $# -lt 2 ] || [ "$1" != "$libc" ]; then
 fi
 shift
 malloc_sites=""
+# shellcheck disable=SC2046 # split on purpose
+free_entry=$(set -- $(ufnoffset --entry free) && echo "$2")
+[ -n "$free_entry" ] || { not_ok "bench: free's entry probe" "$(ufnoffset --entry free 2>&1)"; exit 1; }
 for off in "$@"; do
 	malloc_sites="$malloc_sites $off:site"
 done
 echo "# BENCHINFO user: malloc at $libc+$malloc_off (ret instructions at $*)," \
-	"free at +$free_off; $PAIRS pairs a round traced, $PAIRS_UNTRACED untraced;" \
+	"free at +$free_off (memtrace's probe at +$free_entry); $PAIRS pairs a round traced, $PAIRS_UNTRACED untraced;" \
 	"median of $REPS runs; unit: $unit"
 
 load_memtrace || { not_ok "load memtrace.ko"; exit 1; }
@@ -124,9 +129,9 @@ while [ $i -lt $REPS ]; do
 	run untraced mallocbench "$PAIRS_UNTRACED"
 	floor_run floor "$malloc_off:ret" "$free_off"
 	# shellcheck disable=SC2086 # one word per site
-	floor_run floor-sites "$malloc_off" $malloc_sites "$free_off"
+	floor_run floor-sites "$malloc_off" $malloc_sites "$free_entry"
 	# shellcheck disable=SC2086
-	floor_run floor-1trap $malloc_sites "$free_off"
+	floor_run floor-1trap $malloc_sites "$free_entry"
 	memtrace_run memtrace-full
 	memtrace_run memtrace-s100 -s 100
 	memtrace_run memtrace-full-uretprobe --returns=uretprobe

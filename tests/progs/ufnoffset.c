@@ -13,6 +13,10 @@
  * and the symbol's size the dynamic linker knows (dladdr1); exit status 1
  * if a function has none usable (the reason on stderr).
  *
+ * ufnoffset --entry FUNC...: where memtrace-read puts each FUNC's entry
+ * probe (retsites_entry(): on an instruction uprobes performs itself, if
+ * only flag-setting ones precede it), "PATH 0xOFFSET" as above.
+ *
  * The address dlsym() gives is turned into a file offset through the
  * mapping of /proc/self/maps that holds it: the offset a uprobe takes, and
  * the one memtrace-read and probecheck compute from the ELF file (.dynsym
@@ -28,18 +32,28 @@
 #include "mtt.h"
 #include "retsites.h"
 
+/* The size of the function at addr, as the dynamic linker's symbol says; 0 if unknown. */
+static size_t function_size(const char *name, void *addr)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+
+	if (!dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size) {
+		fprintf(stderr, "ufnoffset: %s: no symbol size\n", name);
+		return 0;
+	}
+	return sym->st_size;
+}
+
 /* Prints the file offsets of the ret instructions of the function at addr (at file offset off). */
 static int print_rets(const char *name, void *addr, uint64_t off)
 {
-	const ElfW(Sym) *sym = NULL;
+	size_t size = function_size(name, addr);
 	struct retsites rs;
-	Dl_info info;
 
-	if (!dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) {
-		fprintf(stderr, "ufnoffset: %s: no symbol size\n", name);
+	if (!size)
 		return 1;
-	}
-	if (!retsites_find(addr, sym->st_size, &rs)) {
+	if (!retsites_find(addr, size, &rs)) {
 		fprintf(stderr, "ufnoffset: %s: no return sites: %s\n", name, rs.why);
 		return 1;
 	}
@@ -54,12 +68,14 @@ int main(int argc, char **argv)
 	uint64_t off;
 
 	int rets = argc > 1 && !strcmp(argv[1], "--rets");
+	int entry = argc > 1 && !strcmp(argv[1], "--entry");
+	int opt = rets || entry;
 
-	if (argc < 2 + rets) {
-		fprintf(stderr, "usage: ufnoffset [--rets] FUNC...\n");
+	if (argc < 2 + opt) {
+		fprintf(stderr, "usage: ufnoffset [--rets | --entry] FUNC...\n");
 		return 2;
 	}
-	for (int i = 1 + rets; i < argc; i++) {
+	for (int i = 1 + opt; i < argc; i++) {
 		void *addr = dlsym(RTLD_DEFAULT, argv[i]);
 
 		if (!addr) {
@@ -70,6 +86,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ufnoffset: %s at %p: in no executable file mapping\n",
 				argv[i], addr);
 			return 1;
+		}
+		if (entry) {
+			size_t size = function_size(argv[i], addr);
+
+			if (!size)
+				return 1;
+			off += retsites_entry(addr, size);
 		}
 		if (!rets) {
 			printf("%s 0x%" PRIx64 "\n", path, off);
