@@ -37,6 +37,10 @@ static inline void mt_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flag
 
 #ifdef CONFIG_UPROBES
 #include <linux/uprobes.h>
+#include <linux/sched.h>
+#ifdef CONFIG_X86_USER_SHADOW_STACK
+#include <asm/prctl.h>
+#endif
 
 /*
  * uprobes: 6.12 returns a struct uprobe from uprobe_register() and splits
@@ -101,6 +105,19 @@ static inline void mt_uprobe_unregister_sync(void)
 {
 #ifdef MEMTRACE_HAVE_UPROBE_REGISTER_PTR
 	uprobe_unregister_sync();
+#endif
+}
+
+/*
+ * The current task returns through a shadow stack (x86 user CET): a ret
+ * performed for it must pop that too, which only the CPU does.
+ */
+static inline bool mt_shadow_stack_enabled(void)
+{
+#ifdef CONFIG_X86_USER_SHADOW_STACK
+	return current->thread.features & ARCH_SHSTK_SHSTK;
+#else
+	return false;
 #endif
 }
 

@@ -124,7 +124,7 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 	v.features = mt_available_events() | MEMTRACE_FEAT_TRACE |
 		     MEMTRACE_FEAT_TASK_FILTERS | MEMTRACE_FEAT_EVRING;
 	if (mt_available_events() & MEMTRACE_EV_USER)
-		v.features |= MEMTRACE_FEAT_UNWIND_CFI;
+		v.features |= MEMTRACE_FEAT_UNWIND_CFI | MEMTRACE_FEAT_RETURN_SITES;
 	if (mt_available_events() & MEMTRACE_EV_USDT)
 		v.features |= MEMTRACE_FEAT_USDT;
 	strscpy(v.module_version, MEMTRACE_MODULE_VERSION, sizeof(v.module_version));
@@ -273,13 +273,13 @@ static long mt_ioctl_uprobe(struct file *file, void __user *arg)
 	ret = mt_copy_sized(&u, sizeof(u), MEMTRACE_UPROBE_SIZE_VER0, arg);
 	if (ret)
 		return ret;
-	if (u.__pad)
+	if (u.__pad || u.__pad2)
 		return -EINVAL;
 	mt_lock();
 	/* Only the session's owner; while tracing, for the images its target execs. */
 	ret = mt_claim(file);
 	if (!ret)
-		ret = mt_user_add_uprobe(file, u.fd, u.offset, u.func);
+		ret = mt_user_add_uprobe(file, u.fd, u.offset, u.func, u.kind);
 	mt_unlock();
 	return ret;
 }

@@ -63,6 +63,7 @@ struct mt_uprobe {
 	struct file *file;	/* keeps the inode (and its mount) while probed */
 	loff_t offset;
 	u8 func;		/* MEMTRACE_UFN_* */
+	u8 kind;		/* MEMTRACE_UPROBE_* */
 	bool registered;
 };
 
@@ -260,25 +261,24 @@ static void mt_user_free(u8 func, struct pt_regs *regs, u32 slot)
 }
 
 /*
- * mm: current's, read-locked for the unwind tables, or NULL (none loaded,
- * or mm_busy: the lock could not be had).
+ * An allocator's entry: the call kept for its return, and whether it is
+ * to be recorded decided.  Returns the call if it is, for its stack
+ * (mt_user_call_stack()): the mm lock the stack may need is taken only
+ * then, so that a call sampled out costs no lock.
  */
-static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot, struct mm_struct *mm,
-			 bool mm_busy)
+static struct mt_call *mt_user_call(u8 func, struct pt_regs *regs, u32 slot)
 {
 	const struct mt_filter *f = &mt.filter;
+	struct mt_call *call, *record = NULL;
 	struct mt_thread_calls *tc;
-	struct mt_call *call;
 	struct mt_pcpu *c;
 	unsigned long flags, ptr;
-	unsigned int nr;
-	bool faulted;
 	u64 size;
 
 	mt_ufn_args(func, regs, &size, &ptr);
 	c = mt_hook_enter(&flags);
 	if (!c)
-		return;
+		return NULL;
 	tc = mt_calltab_get(&mt_user.calls, current->pid);
 	if (unlikely(!tc)) {
 		c->loss.calls_full++;
@@ -311,17 +311,40 @@ static void mt_user_call(u8 func, struct pt_regs *regs, u32 slot, struct mm_stru
 		goto out;
 	}
 	call->flags |= MT_CALL_RECORD;
+	call->stack_id = MEMTRACE_STACK_NONE;
+	record = call;
+out:
+	mt_hook_exit(c, flags);
+	return record;
+}
+
+/*
+ * The stack of a call to record.  mm: current's, read-locked for the
+ * unwind tables, or NULL (none loaded, or mm_busy: the lock could not be
+ * had).  The call is this thread's own: nothing else touches it between
+ * mt_user_call() and here.
+ */
+static void mt_user_call_stack(struct mt_call *call, struct pt_regs *regs,
+			       struct mm_struct *mm, bool mm_busy)
+{
+	struct mt_pcpu *c;
+	unsigned long flags;
+	unsigned int nr;
+	bool faulted;
+
+	c = mt_hook_enter(&flags);
+	if (!c)
+		return;	/* counted: recorded without a stack */
 	if (mm_busy)
 		c->unwind.mm_busy++;
 	c->unwind_mm = mm;
-	nr = mt_user_stack(regs, c->frames, f->depth, &faulted);
+	nr = mt_user_stack(regs, c->frames, mt.filter.depth, &faulted);
 	c->unwind_mm = NULL;
 	if (faulted)
 		c->user_stack_faults++;
 	call->stack_id = mt_stacktab_intern(&mt.stacks, c->frames, nr);
 	if (unlikely(call->stack_id == MEMTRACE_STACK_NONE))
 		c->loss.stack_full++;
-out:
 	mt_hook_exit(c, flags);
 }
 
@@ -388,8 +411,9 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 }
 
 /*
- * An allocator's entry, with the mm read-locked while unwind tables are
- * loaded: the walk maps each PC to its file through the mm's mappings.
+ * An allocator's entry; for a call to record, its stack, with the mm
+ * read-locked while unwind tables are loaded: the walk maps each PC to its
+ * file through the mm's mappings.
  * Uprobe handlers run in task context, where they may sleep (the kernel's
  * own uprobe code takes this lock on the way to them); the lock is taken
  * here, before the hook guard turns interrupts off, and nests inside
@@ -398,10 +422,14 @@ static void mt_user_return(const struct mt_call *call, unsigned long ret)
 static void mt_user_call_locked(u8 func, struct pt_regs *regs, u32 slot)
 {
 	struct mm_struct *mm = current->mm;
+	struct mt_call *call;
 	bool busy = false;
 
+	call = mt_user_call(func, regs, slot);
+	if (!call)
+		return;
 	if (!mt_unwind_active()) {
-		mt_user_call(func, regs, slot, NULL, false);
+		mt_user_call_stack(call, regs, NULL, false);
 		return;
 	}
 	if (mmap_read_lock_killable(mm)) {
@@ -409,7 +437,7 @@ static void mt_user_call_locked(u8 func, struct pt_regs *regs, u32 slot)
 		mm = NULL;
 		busy = true;
 	}
-	mt_user_call(func, regs, slot, mm, busy);
+	mt_user_call_stack(call, regs, mm, busy);
 	if (mm)
 		mmap_read_unlock(mm);
 }
@@ -450,6 +478,50 @@ static int mt_uprobe_return(MT_URETPROBE_HANDLER_ARGS)
 		return 0;
 	if (call.flags & MT_CALL_OUTER)
 		mt_user_return(&call, regs_return_value(regs));
+	return 0;
+}
+
+/*
+ * Performs the ret a return site's probe sits on, as the CPU would: the
+ * return address popped into ip.  uprobes then skips stepping the copied
+ * instruction (the handler took execution elsewhere), which saves the
+ * second trap a stepped instruction costs.  With a shadow stack the ret
+ * must pop that too: left to uprobes' single step.  A return address
+ * that cannot be read is left to the step as well, which faults as the
+ * program's own ret would.
+ */
+static void mt_user_do_ret(struct pt_regs *regs)
+{
+	unsigned long sp = user_stack_pointer(regs), ra;
+
+	if (mt_shadow_stack_enabled())
+		return;
+	if (get_user(ra, (const unsigned long __user *)sp))
+		return;
+	instruction_pointer_set(regs, ra);
+	user_stack_pointer_set(regs, sp + sizeof(ra));
+}
+
+/*
+ * A ret instruction of a function probed at its entry only
+ * (MEMTRACE_UPROBE_ENTRY): the return value is in rax and sp is the
+ * entry's, as a return probe would see them one instruction later.
+ */
+static int mt_uprobe_site(MT_UPROBE_HANDLER_ARGS)
+{
+	struct mt_thread_calls *tc;
+	struct mt_call call;
+
+	if (!mt_user_slot(current->mm))
+		return UPROBE_HANDLER_REMOVE;
+	if (!user_64bit_mode(regs))
+		return 0;
+	tc = mt_calltab_find(&mt_user.calls, current->pid);
+	/* The return probe's test: sp after the ret is one word above. */
+	if (tc && mt_calltab_pop(tc, user_stack_pointer(regs) + sizeof(long), &call) &&
+	    (call.flags & MT_CALL_OUTER))
+		mt_user_return(&call, regs_return_value(regs));
+	mt_user_do_ret(regs);
 	return 0;
 }
 
@@ -754,11 +826,13 @@ int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 /* Arms a probe (under mt.lock, while armed). */
 static int mt_uprobe_arm(struct mt_uprobe *up)
 {
+	bool site = up->kind == MEMTRACE_UPROBE_RETURN_SITE;
 	int ret;
 
 	up->uc = (struct uprobe_consumer) {
-		.handler = mt_uprobe_entry,
-		.ret_handler = mt_ufn_has_return(up->func) ? mt_uprobe_return : NULL,
+		.handler = site ? mt_uprobe_site : mt_uprobe_entry,
+		.ret_handler = up->kind == MEMTRACE_UPROBE_CALL &&
+			       mt_ufn_has_return(up->func) ? mt_uprobe_return : NULL,
 		.filter = mt_uprobe_filter,
 	};
 	ret = mt_uprobe_register(file_inode(up->file), up->offset, &up->uc, &up->handle);
@@ -810,7 +884,26 @@ static int mt_uprobe_rearm(struct mt_uprobe *up)
 	return 0;
 }
 
-int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
+/*
+ * A return site must be a ret (c3, maybe after a rep or bnd prefix): its
+ * handler performs one.  Read from the file, as uprobes itself reads the
+ * instruction it replaces.
+ */
+static bool mt_uprobe_is_ret(struct file *file, u64 offset)
+{
+	u8 insn[2] = { };
+	loff_t pos = offset;
+	ssize_t n;
+
+	n = kernel_read(file, insn, sizeof(insn), &pos);
+	if (n < 1)
+		return false;
+	if (insn[0] == 0xc3)
+		return true;
+	return n == 2 && (insn[0] == 0xf3 || insn[0] == 0xf2) && insn[1] == 0xc3;
+}
+
+int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func, u32 kind)
 {
 	struct mt_uprobe *up;
 	struct inode *inode;
@@ -820,14 +913,18 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
 
 	if (!mt_user.nr_mms || mt_user.owner != owner)
 		return -ESRCH;	/* MEMTRACE_IOC_TARGET first */
-	if (!func || func > MEMTRACE_UFN_MAX)
+	if (!func || func > MEMTRACE_UFN_MAX || kind > MEMTRACE_UPROBE_RETURN_SITE)
+		return -EINVAL;
+	/* Frees have no return to see. */
+	if (kind == MEMTRACE_UPROBE_RETURN_SITE && !mt_ufn_has_return(func))
 		return -EINVAL;
 	file = fget(fd);
 	if (!file)
 		return -EBADF;
 	inode = file_inode(file);
 	if (!S_ISREG(inode->i_mode) || !(file->f_mode & FMODE_READ) ||
-	    offset >= i_size_read(inode)) {
+	    offset >= i_size_read(inode) ||
+	    (kind == MEMTRACE_UPROBE_RETURN_SITE && !mt_uprobe_is_ret(file, offset))) {
 		fput(file);
 		return -EINVAL;
 	}
@@ -837,7 +934,7 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
 			fput(file);
 			if (!mt_user.armed)
 				return -EEXIST;
-			return up->func == func ? mt_uprobe_rearm(up) : -EEXIST;
+			return up->func == func && up->kind == kind ? mt_uprobe_rearm(up) : -EEXIST;
 		}
 	}
 	if (mt_user.nr_probes == MEMTRACE_MAX_UPROBES) {
@@ -848,6 +945,7 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
 	up->file = file;
 	up->offset = offset;
 	up->func = func;
+	up->kind = kind;
 	if (!mt_user.armed)
 		return 0;
 	ret = mt_uprobe_arm(up);
@@ -916,12 +1014,18 @@ int mt_user_attach(void)
 			goto fail;
 	}
 	/*
-	 * Frees (and resizers) first: a running target's allocation recorded
-	 * before the probe that ends it was armed would be a leak that is not.
+	 * Return sites first: an entry armed before them would keep a call
+	 * whose return goes unseen.  Then frees (and resizers): a running
+	 * target's allocation recorded before the probe that ends it was
+	 * armed would be a leak that is not.
 	 */
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 3; pass++) {
 		for (i = 0; i < mt_user.nr_probes; i++) {
-			if (mt_ufn_frees(mt_user.probes[i].func) != !pass)
+			const struct mt_uprobe *up = &mt_user.probes[i];
+			int want = up->kind == MEMTRACE_UPROBE_RETURN_SITE ? 0 :
+				   mt_ufn_frees(up->func) ? 1 : 2;
+
+			if (want != pass)
 				continue;
 			ret = mt_uprobe_arm(&mt_user.probes[i]);
 			if (ret)

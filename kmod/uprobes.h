@@ -20,7 +20,7 @@ u32 mt_user_available(void);
 /* Name the process to trace (0: none), dropping the previous target. */
 int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks);
 /* One allocator function of the target's: fd's file at offset. */
-int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func);
+int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func, u32 kind);
 /* A target with at least one function to probe is set. */
 bool mt_user_ready(void);
 /* Arm the probes (start), and disarm them, waiting out every handler. */
@@ -43,7 +43,7 @@ static inline int mt_user_set_target(const void *owner, pid_t pid, bool follow_f
 {
 	return -EOPNOTSUPP;
 }
-static inline int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func)
+static inline int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func, u32 kind)
 {
 	return -EOPNOTSUPP;
 }

@@ -250,11 +250,16 @@ boot=$img
 mkdir -p build/logs
 console=$work/console.log
 cmdline="console=ttyS0,115200 panic=-1 loglevel=4 printk.time=1 rdinit=/init tsc=reliable"
+# -icount shift=0,sleep=off: the guest clock advances 1 ns per instruction
+# executed (and jumps over idle time), so every "ns" the guest measures is
+# an instruction count, the same run to run; one vCPU, as make bench's
+# headline boot.  Start-up "seconds" are then billions of instructions.
 log "booting $kver with $image (snapshot=on), ${mem} MiB; console: build/logs/bench-peers-console.log"
 t0=$(date +%s)
 # thread=single, sockets=2: as tests/guest/run-guest.sh (see there).
 timeout -k 10 "${PEERS_TIMEOUT:-5400}" qemu-system-x86_64 \
-	-accel tcg,thread=single -cpu max -smp 2,sockets=2 -m "$mem" \
+	-accel tcg,thread=single -cpu max -smp 1,sockets=1 -m "$mem" \
+	-icount shift=0,sleep=off \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-serial "file:$console" \
 	-drive "file=$image,if=virtio,format=raw,snapshot=on" \
@@ -296,7 +301,7 @@ kadd() {	# kadd LABEL NAME [STARTUP]: a kernel row
 	echo "| $1 | $(q "$x") | ${a} | $r | $m | ${3:-} |"
 }
 ktable=$(
-	echo "| kmalloc(64)+kfree pair | ns/pair | added ns | added / floor's added | added / memtrace's added | start-up: \"Attaching\" / idle (s) |"
+	echo "| kmalloc(64)+kfree pair | instructions/pair | added | added / floor's added | added / memtrace's added | start-up: \"Attaching\" / idle (G instructions) |"
 	echo "|---|---|---|---|---|---|"
 	kadd "untraced" k-untraced
 	kadd "empty tracepoint probe (floor)" k-floor
@@ -313,12 +318,13 @@ uadd() {	# uadd LABEL NAME PAIRS [STARTUP [floor-ratio]]
 	echo "| $1 | $3 | $(q "$x") | $(ratio "$x" "$upl") | $f | ${4:-} |"
 }
 utable=$(
-	echo "| malloc(32)+free pair (mallocbench) | pairs a round | ns/pair | slowdown | added / floor's added | start-up: \"Attaching\" / idle (s) |"
+	echo "| malloc(32)+free pair (mallocbench) | pairs a round | instructions/pair | slowdown | added / floor's added | start-up: \"Attaching\" / idle (G instructions) |"
 	echo "|---|---|---|---|---|---|"
 	uadd "untraced" u-untraced 1000000
 	uadd "untraced" u-untraced-small 10000
 	uadd "empty uprobes on malloc, its return, free (floor)" u-floor 10000 "" 1
-	uadd "memtrace-read -c (full stacks)" u-memtrace 10000 "" 1
+	uadd "memtrace-read -c (full stacks; ret-instruction probes)" u-memtrace 10000 "" 1
+	uadd "memtrace-read -c --returns=uretprobe (full stacks)" u-memtrace-uretprobe 10000 "" 1
 	uadd "memleak-bpfcc -p (full stacks)" u-memleak 10000 "$(startup u-memleak)" 1
 	uadd "valgrind --tool=memcheck --leak-check=full" u-valgrind 100000
 	uadd "heaptrack" u-heaptrack 100000
@@ -331,7 +337,7 @@ padd() {	# padd LABEL NAME [STARTUP]
 	echo "| $1 | $(q "$x") | $(ratio "$x" "$ppl") | ${3:-} |"
 }
 ptable=$(
-	echo "| perl alloc.pl $(val perl-n) (wall) | ms | slowdown | start-up: \"Attaching\" / idle (s) |"
+	echo "| perl alloc.pl $(val perl-n) | M instructions | slowdown | start-up: \"Attaching\" / idle (G instructions) |"
 	echo "|---|---|---|---|"
 	padd "untraced" p-untraced
 	padd "memtrace-read -c (full stacks)" p-memtrace
@@ -345,8 +351,11 @@ doc=$(
 	echo "# memtrace and its peers"
 	echo
 	echo "Measured $(date -u +%Y-%m-%d) by \`scripts/bench-peers.sh\` on a $(nproc)-core host ($cpu),"
-	echo "guest: Debian kernel $kver under qemu TCG (software emulation: absolute"
-	echo "times are those of the emulator; compare the ratios), 2 vCPUs, ${mem} MiB,"
+	echo "guest: Debian kernel $kver under qemu TCG with -icount shift=0,sleep=off:"
+	echo "the guest's clock advances 1 ns per instruction, so every time below is an"
+	echo "instruction count (ns = instructions, s = G instructions), the same run to"
+	echo "run. Instructions are not cycles: atomics, popf, traps and cache misses"
+	echo "cost more on hardware. 1 vCPU, ${mem} MiB,"
 	echo "clocksource tsc (tsc=reliable), root filesystem: a Debian bookworm image"
 	echo "made by debootstrap ($(sed -n 's/^packages //p' "$rdir/info"); $(sed -n 's/^tree_mib //p' "$rdir/info") MiB,"
 	echo "built in $(sed -n 's/^build_s //p' "$rdir/info") s, cached outside the repository). All numbers of one table come from one boot."
@@ -365,10 +374,10 @@ doc=$(
 	echo "## User allocation tracing: slowdown of a malloc(32)+free loop"
 	echo
 	echo "tests/progs/mallocbench.c times its own loop (median of 5 rounds after a"
-	echo "warm-up), so the tools' own start-up is not in ns/pair; median of 3 runs,"
+	echo "warm-up), so the tools' own start-up is not in the per-pair figure; median of 3 runs,"
 	echo "but one run under memleak-bpfcc -p (each run would compile again). For -p"
 	echo "mallocbench starts with --wait-usr1 and is signalled once memleak is idle"
-	echo "(attached). Slowdown: ns/pair over the untraced 1000000-pair runs."
+	echo "(attached). Slowdown: instructions per pair over the untraced 1000000-pair runs."
 	echo
 	echo "$utable"
 	echo

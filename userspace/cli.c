@@ -22,6 +22,7 @@ enum {
 	OPT_STACK_DEPTH,
 	OPT_FOLLOW_FORKS,
 	OPT_UNWIND,
+	OPT_RETURNS,
 	OPT_BY_PID,
 	OPT_BY_COMM,
 	OPT_BY_CGROUP,
@@ -81,6 +82,7 @@ static const struct option long_options[] = {
 	{ "obj",		required_argument,	NULL, 'O' },
 	{ "follow-forks",	no_argument,		NULL, OPT_FOLLOW_FORKS },
 	{ "unwind",		required_argument,	NULL, OPT_UNWIND },
+	{ "returns",		required_argument,	NULL, OPT_RETURNS },
 	{ "debuginfod",		no_argument,		NULL, OPT_DEBUGINFOD },
 	{ "trace",		no_argument,		NULL, 't' },
 	{ "show-allocs",	no_argument,		NULL, 'a' },
@@ -134,6 +136,7 @@ void cli_usage(FILE *out, const char *prog)
 "       --use | --usdt BINARY:PROVIDER:NAME]\n"
 "       [-p PID | -c COMMAND]\n"
 "       [-O OBJ]... [--follow-forks] [--unwind=auto|fp|cfi] [--debuginfod]\n"
+"       [--returns=auto|uretprobe]\n"
 "       [-t] [-a] [-o OLDER] [-C] [-P] [-s SAMPLE_RATE] [--sample-bytes N]\n"
 "       [-T TOP] [-z MIN_SIZE] [-Z MAX_SIZE] [--sort size|count]\n"
 "       [--cache NAME]... [--stack-depth N] [--by-pid PID] [--by-comm NAME]\n"
@@ -222,6 +225,10 @@ void cli_usage(FILE *out, const char *prog)
 "  --unwind=MODE         user stacks: by call-frame tables (.eh_frame) for objects\n"
 "                        built without frame pointers (auto, the default), for\n"
 "                        every object (cfi), or by frame pointers only (fp)\n"
+"  --returns=HOW         an allocator's returns: by probes on its ret\n"
+"                        instructions, found by disassembling it, where every\n"
+"                        way out of it is one (auto, the default), or by return\n"
+"                        probes (uretprobe) for all; -v says which each got\n"
 "                        (without it, a child is not traced)\n"
 "  --debuginfod          let debug files missing on this host come from the\n"
 "                        debuginfod servers of $DEBUGINFOD_URLS (not without)\n"
@@ -450,6 +457,8 @@ static const char *bad_option_text(char **argv, int argc, char *buf, size_t len)
 static const char *ignored_by_event_modes(const struct mt_options *o, bool pressure,
 					  bool older_given)
 {
+	if (o->returns != MT_RETURNS_AUTO)
+		return "--returns";
 	if (o->unwind != MT_UNWIND_AUTO)
 		return pressure ? "--unwind" : "--unwind (system call stacks are walked by "
 		       "frame pointers)";
@@ -580,6 +589,9 @@ static int check_combinations(const struct mt_options *o, bool kernel_leaks,
 		return mt_errf(err, EINVAL, "--follow-forks follows a process: it needs -p or -c");
 	if (o->unwind != MT_UNWIND_AUTO && !user)
 		return mt_errf(err, EINVAL, "--unwind walks a process's stacks: it needs -p or -c");
+	if (o->returns != MT_RETURNS_AUTO && !user)
+		return mt_errf(err, EINVAL, "--returns probes a process's allocators: "
+			       "it needs -p or -c");
 	if (o->debuginfod && !user)
 		return mt_errf(err, EINVAL, "--debuginfod finds a process's debug files: "
 			       "it needs -p or -c");
@@ -813,6 +825,15 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 				o->unwind = MT_UNWIND_CFI;
 			else
 				return mt_errf(err, EINVAL, "--unwind: '%s' is not auto, fp or cfi",
+					       optarg);
+			break;
+		case OPT_RETURNS:
+			if (!strcmp(optarg, "auto"))
+				o->returns = MT_RETURNS_AUTO;
+			else if (!strcmp(optarg, "uretprobe"))
+				o->returns = MT_RETURNS_URETPROBE;
+			else
+				return mt_errf(err, EINVAL, "--returns: '%s' is not auto or uretprobe",
 					       optarg);
 			break;
 		case OPT_DEBUGINFOD:

@@ -62,6 +62,12 @@ enum {
 	MT_UNWIND_CFI,	/* unwind tables for every object */
 };
 
+/* --returns: how an allocator's returns are seen. */
+enum {
+	MT_RETURNS_AUTO,	/* probes on its ret instructions where disassembly allows */
+	MT_RETURNS_URETPROBE,	/* return probes (uretprobes) for every allocator */
+};
+
 struct mt_options {
 	enum mt_action action;
 	enum mt_mode mode;
@@ -77,6 +83,7 @@ struct mt_options {
 	bool trace;			/* -t */
 	bool follow_forks;		/* --follow-forks, user mode */
 	int unwind;			/* --unwind: MT_UNWIND_* (user mode) */
+	int returns;			/* --returns: MT_RETURNS_* (user mode) */
 	bool show_allocs;		/* -a */
 	bool combined_only;		/* -C / --combined-only */
 	bool percpu;			/* -P / --percpu */

@@ -254,10 +254,10 @@ int device_add_unwind_table(struct mt_device *d, int fd, const struct memtrace_u
 }
 
 int device_add_uprobe(struct mt_device *d, int fd, uint64_t offset, uint32_t func,
-		      struct mt_err *err)
+		      uint32_t kind, struct mt_err *err)
 {
 	struct memtrace_uprobe u = {
-		.size = sizeof(u), .fd = fd, .offset = offset, .func = func,
+		.size = sizeof(u), .fd = fd, .offset = offset, .func = func, .kind = kind,
 	};
 
 	if (xioctl(d->fd, MEMTRACE_IOC_UPROBE, &u) == 0 || errno == EEXIST)

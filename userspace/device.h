@@ -47,6 +47,7 @@ int device_add_unwind_table(struct mt_device *d, int fd, const struct memtrace_u
 			    size_t nr, const uint8_t *build_id, uint32_t build_id_len,
 			    struct mt_err *err);
 int device_add_uprobe(struct mt_device *d, int fd, uint64_t offset, uint32_t func,
+		      uint32_t kind,
 		      struct mt_err *err);
 int device_stop(struct mt_device *d, struct mt_err *err);
 /*

@@ -117,6 +117,7 @@ struct sym_view {
 	bool default_version;
 	int type;		/* STT_* */
 	uint64_t value;
+	uint64_t size;		/* st_size: the function's bytes */
 };
 
 /* Returns nonzero to stop the walk. */
@@ -247,6 +248,7 @@ static int for_each_sym(const struct elf_obj *o, Elf_Scn *scn, sym_fn fn, void *
 		v.name_len = at ? (size_t)(at - v.name) : strlen(v.name);
 		v.default_version = is_default_version(o, dynamic, i, at);
 		v.value = sym.st_value;
+		v.size = sym.st_size;
 		rc = fn(&v, ctx);
 		if (rc)
 			return rc;
@@ -290,6 +292,7 @@ enum cand_rank {
 struct candidate {
 	enum cand_rank rank;
 	uint64_t offset;
+	uint64_t size;
 	char symbol[64];
 };
 
@@ -312,6 +315,7 @@ static void consider(struct find_ctx *c, size_t i, const struct sym_view *v, boo
 		return;
 	c->cand[i].rank = rank;
 	c->cand[i].offset = offset;
+	c->cand[i].size = v->size;
 	snprintf(c->cand[i].symbol, sizeof(c->cand[i].symbol), "%.*s",
 		 (int)v->name_len, v->name);
 }
@@ -391,6 +395,7 @@ int elfsyms_find_prefixed(const char *path, const char *prefix, struct ufn_probe
 			continue;
 		probes[nr].func = ufn_symbols[i].func;
 		probes[nr].offset = c.cand[i].offset;
+		probes[nr].size = c.cand[i].size;
 		memcpy(probes[nr].symbol, c.cand[i].symbol, sizeof(probes[nr].symbol));
 		nr++;
 	}

@@ -20,6 +20,7 @@
 struct ufn_probe {
 	uint32_t func;		/* MEMTRACE_UFN_* */
 	uint64_t offset;	/* file offset of the function's first instruction */
+	uint64_t size;		/* its symbol's size in bytes (0: not known) */
 	char symbol[64];	/* the symbol name it was found under */
 };
 

@@ -104,8 +104,10 @@ int target_open(const struct mt_options *o, struct mt_device *dev, struct target
 	t->dev = dev;
 	usyms_allow_debuginfod(o->debuginfod);
 	t->um = usermode_new((const char *const *)o->objs, o->nr_objs);
-	if (t->um)
+	if (t->um) {
 		usermode_set_symbols_prefix(t->um, o->symbols_prefix);
+		usermode_set_returns(t->um, o->returns, o->verbose, dev);
+	}
 	t->images = images_new();
 	if (!t->um || !t->images) {
 		ret = mt_errf(err, ENOMEM, "out of memory");

@@ -19,6 +19,7 @@
 #include "elfsyms.h"
 #include "procfs.h"
 #include "procmaps.h"
+#include "retsites.h"
 #include "unwtab.h"
 
 #define MAX_OBJECTS 16
@@ -44,6 +45,9 @@ struct usermode {
 	} probed[MAX_PROBED];			/* files handed over already */
 	size_t nr_probed;
 	int unwind;			/* MT_UNWIND_* */
+	int returns;			/* MT_RETURNS_* */
+	bool sites;			/* the module takes return sites */
+	bool verbose;			/* -v: say which way each allocator's returns are seen */
 	struct {
 		dev_t dev;
 		ino_t ino;
@@ -210,6 +214,81 @@ static bool ufn_ends_allocations(uint32_t func)
 	       func == MEMTRACE_UFN_REALLOCARRAY || func == MEMTRACE_UFN_MREMAP;
 }
 
+/* free(), munmap(), operator delete: nothing to see at their return. */
+static bool ufn_returns_nothing(uint32_t func)
+{
+	return func == MEMTRACE_UFN_FREE || func == MEMTRACE_UFN_MUNMAP ||
+	       func == MEMTRACE_UFN_DELETE;
+}
+
+/*
+ * The probes of one allocator function: for one whose every way out is a
+ * ret instruction (retsites.h), a probe on each and one at its entry that
+ * only keeps the call (the module performs each ret: one trap, no return
+ * address diverted); else, or with --returns=uretprobe, the entry and a
+ * return probe.  The return sites go first: an entry armed alone would
+ * keep calls whose returns nobody sees.  The entry probe goes on the
+ * first instruction uprobes performs itself if only flag-setting ones
+ * precede it (free's test and je in glibc): one trap instead of two.
+ */
+static int probe_function(struct usermode *um, struct mt_device *d, int fd, const char *shown,
+			  const struct ufn_probe *p, struct mt_err *err)
+{
+	const char *name = elfsyms_ufn_name(p->func);
+	struct retsites rs = { .why = "--returns=uretprobe" };
+	uint64_t entry = 0;
+	uint8_t *code = NULL;
+	bool have_code = false;
+	int ret;
+
+	if (p->size) {
+		code = malloc(p->size);
+		if (!code)
+			return mt_errf(err, ENOMEM, "out of memory");
+		have_code = pread(fd, code, p->size, (off_t)p->offset) == (ssize_t)p->size;
+	}
+	if (have_code && um->sites)
+		entry = retsites_entry(code, p->size);
+	if (ufn_returns_nothing(p->func)) {
+		free(code);
+		return device_add_uprobe(d, fd, p->offset + entry, p->func,
+					 MEMTRACE_UPROBE_CALL, err);
+	}
+	if (!um->sites)
+		snprintf(rs.why, sizeof(rs.why), "this memtrace.ko has no return-site probes");
+	else if (um->returns == MT_RETURNS_AUTO && !have_code)
+		snprintf(rs.why, sizeof(rs.why), "its bytes cannot be read");
+	else if (um->returns == MT_RETURNS_AUTO)
+		retsites_find(code, p->size, &rs);
+	free(code);
+	for (size_t i = 0; i < rs.nr; i++) {
+		ret = device_add_uprobe(d, fd, p->offset + rs.at[i], p->func,
+					MEMTRACE_UPROBE_RETURN_SITE, err);
+		if (!ret)
+			continue;
+		if (ret != -EINVAL && ret != -ENOSPC)
+			return ret;
+		/*
+		 * The module read no ret there (the file changed under us),
+		 * or has no room for more probes: the return probe instead.
+		 * The sites armed already are harmless: a call the entry
+		 * keeps is completed once, by whichever sees its return first.
+		 */
+		snprintf(rs.why, sizeof(rs.why), "the module %s the ret at +0x%llx",
+			 ret == -ENOSPC ? "has no room for a probe on" : "refused",
+			 (unsigned long long)rs.at[i]);
+		rs.nr = 0;
+	}
+	if (um->verbose && rs.nr)
+		fprintf(stderr, "memtrace-read: %s in %s: %zu ret-instruction probe%s\n",
+			name, shown, rs.nr, rs.nr == 1 ? "" : "s");
+	else if (um->verbose)
+		fprintf(stderr, "memtrace-read: %s in %s: a return probe (uretprobe): %s\n",
+			name, shown, rs.why);
+	return device_add_uprobe(d, fd, p->offset + entry, p->func,
+				 rs.nr ? MEMTRACE_UPROBE_ENTRY : MEMTRACE_UPROBE_CALL, err);
+}
+
 static int probe_object(struct usermode *um, struct mt_device *d, const char *open_path,
 			const char *shown, bool exe, bool prefixed, struct mt_err *err)
 {
@@ -243,9 +322,17 @@ static int probe_object(struct usermode *um, struct mt_device *d, const char *op
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < n && !ret; i++)
 			if (ufn_ends_allocations(probes[i].func) == !pass)
-				ret = device_add_uprobe(d, fd, probes[i].offset, probes[i].func, err);
+				ret = probe_function(um, d, fd, shown, &probes[i], err);
 	close(fd);
 	return ret ? ret : n;
+}
+
+void usermode_set_returns(struct usermode *um, int mode, bool verbose,
+			  const struct mt_device *d)
+{
+	um->returns = mode;
+	um->verbose = verbose;
+	um->sites = d->version.features & MEMTRACE_FEAT_RETURN_SITES;
 }
 
 int usermode_set_unwind(struct usermode *um, int mode, const struct mt_device *d,

@@ -60,6 +60,14 @@ int usermode_probe_mapped(struct usermode *um, struct mt_device *d, int pid, str
 int usermode_set_unwind(struct usermode *um, int mode, const struct mt_device *d,
 			struct mt_err *err);
 
+/*
+ * How allocators' returns are seen (MT_RETURNS_*): by probes on their ret
+ * instructions where the module has them and disassembly allows, else
+ * return probes; verbose says on stderr which each function got.
+ */
+void usermode_set_returns(struct usermode *um, int mode, bool verbose,
+			  const struct mt_device *d);
+
 /* The first -O name no image has mapped yet, or NULL. */
 const char *usermode_unmapped(const struct usermode *um);
 

@@ -285,13 +285,16 @@ check_userleak_stacks() {
 			n++; b += $1; c += $4 } END { printf "%d stacks, %d bytes in %d", n, b, c }')"
 }
 
-# check_userleak_c WHAT: memtrace-read -c userleak reports, at the command's
-# exit, exactly userleak's leaks, and a heap summary equal to that of
-# Memcheck run in this guest (userleak.c's numbers where there is no Valgrind).
+# check_userleak_c WHAT [ARGS...]: memtrace-read ARGS -c userleak reports, at
+# the command's exit, exactly userleak's leaks, and a heap summary equal to
+# that of Memcheck run in this guest (userleak.c's numbers where there is no
+# Valgrind).  Its output stays in /tmp/c.out.
 check_userleak_c() {
 	_what=$1
+	shift
 	_out=/tmp/c.out
-	timeout -s KILL $((120 * ${MTT_TIMEOUT_SCALE:-1})) memtrace-read -c /usr/bin/userleak >"$_out" 2>&1
+	timeout -s KILL $((120 * ${MTT_TIMEOUT_SCALE:-1})) memtrace-read "$@" -c /usr/bin/userleak \
+		>"$_out" 2>&1
 	check_eq "$_what: memtrace-read exits 0 when the command has exited" 0 "$?"
 	_cpid=$(attached_pid "$_out")
 	if [ -n "$_cpid" ]; then

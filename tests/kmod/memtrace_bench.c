@@ -32,7 +32,9 @@
  *   echo 'PATH OFFSET[:ret] ...' > .../uprobe_arm
  *	registers an empty uprobe at each file OFFSET of PATH, and with
  *	":ret" an empty return probe too (as memtrace probes malloc: entry
- *	and return; free: entry).  The filter takes every address space:
+ *	and return; free: entry); ":site": OFFSET is a ret instruction,
+ *	which the handler performs itself, as memtrace's return-site
+ *	probes do (no single step).  The filter takes every address space:
  *	every process that runs the code traps;
  *   echo off > .../uprobe_arm
  *	unregisters them (module exit does too).
@@ -43,6 +45,8 @@
 #include <linux/namei.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/ptrace.h>
+#include <linux/uaccess.h>
 #include <trace/events/kmem.h>
 
 #include "compat.h"
@@ -303,7 +307,7 @@ static const struct kernel_param_ops bench_run_ops = {
 module_param_cb(run, &bench_run_ops, NULL, 0200);
 
 #ifdef CONFIG_UPROBES
-#define BENCH_MAX_UPROBES	8
+#define BENCH_MAX_UPROBES	16
 
 static struct bench_uprobe {
 	struct uprobe_consumer uc;
@@ -315,6 +319,18 @@ static DEFINE_MUTEX(bench_uprobe_lock);
 
 static int bench_uprobe_handler(MT_UPROBE_HANDLER_ARGS)
 {
+	return 0;
+}
+
+/* ":site": the probe is on a ret instruction, which the handler performs (as memtrace's). */
+static int bench_usite_handler(MT_UPROBE_HANDLER_ARGS)
+{
+	unsigned long sp = user_stack_pointer(regs), ra;
+
+	if (!get_user(ra, (const unsigned long __user *)sp)) {
+		instruction_pointer_set(regs, ra);
+		user_stack_pointer_set(regs, sp + sizeof(ra));
+	}
 	return 0;
 }
 
@@ -344,17 +360,19 @@ static void bench_uprobe_disarm(void)
 	bench_uprobe_path = (struct path) {};
 }
 
-/* One "OFFSET[:ret]" of PATH; under bench_uprobe_lock. */
+/* One "OFFSET[:ret|:site]" of PATH; under bench_uprobe_lock. */
 static int bench_uprobe_add(char *tok)
 {
 	struct bench_uprobe *up;
 	char *suffix = strchr(tok, ':');
+	bool site = false;
 	u64 offset;
 	int ret;
 
 	if (suffix) {
 		*suffix++ = '\0';
-		if (strcmp(suffix, "ret"))
+		site = !strcmp(suffix, "site");
+		if (strcmp(suffix, "ret") && !site)
 			return -EINVAL;
 	}
 	ret = kstrtou64(tok, 0, &offset);
@@ -364,8 +382,8 @@ static int bench_uprobe_add(char *tok)
 		return -E2BIG;
 	up = &bench_uprobes[bench_nr_uprobes];
 	up->uc = (struct uprobe_consumer) {
-		.handler = bench_uprobe_handler,
-		.ret_handler = suffix ? bench_uretprobe_handler : NULL,
+		.handler = site ? bench_usite_handler : bench_uprobe_handler,
+		.ret_handler = suffix && !site ? bench_uretprobe_handler : NULL,
 		.filter = bench_uprobe_filter,
 	};
 	ret = mt_uprobe_register(d_inode(bench_uprobe_path.dentry), offset, &up->uc,

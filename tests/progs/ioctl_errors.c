@@ -152,6 +152,22 @@ static void user_mode_errors(int fd)
 	u.__pad = 1;
 	mtt_expect("uprobe with non-zero padding", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EINVAL);
 	u.__pad = 0;
+	u.__pad2 = 1;
+	mtt_expect("uprobe with non-zero padding at its end", ioctl(fd, MEMTRACE_IOC_UPROBE, &u),
+		   EINVAL);
+	u.__pad2 = 0;
+	u.kind = MEMTRACE_UPROBE_RETURN_SITE + 1;
+	mtt_expect("uprobe of an unknown kind", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EINVAL);
+	u.kind = MEMTRACE_UPROBE_RETURN_SITE;
+	u.offset = 0;
+	mtt_expect("return site on no ret (the ELF header)", ioctl(fd, MEMTRACE_IOC_UPROBE, &u),
+		   EINVAL);
+	u.func = MEMTRACE_UFN_FREE;
+	mtt_expect("return site of free (nothing to see at its return)",
+		   ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EINVAL);
+	u.func = MEMTRACE_UFN_MALLOC;
+	u.kind = MEMTRACE_UPROBE_CALL;
+	u.offset = 0x1000;
 	mtt_expect("uprobe", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), 0);
 	mtt_expect("the same uprobe twice is refused", ioctl(fd, MEMTRACE_IOC_UPROBE, &u), EEXIST);
 	unwind_table_errors(fd, exe, dir);

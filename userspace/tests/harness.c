@@ -204,6 +204,7 @@ int main(int argc, char **argv)
 	evjson_tests();
 	use_tests();
 	usdt_tests();
+	retsites_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -73,5 +73,6 @@ void growth_tests(void);
 void evjson_tests(void);
 void use_tests(void);
 void usdt_tests(void);
+void retsites_tests(void);
 
 #endif

@@ -137,6 +137,8 @@ struct memtrace_version {
 #define MEMTRACE_FEAT_EVRING		(1U << 29)
 /* User stacks by call-frame tables: MEMTRACE_IOC_UNWIND_TABLE, memtrace_snap_header.unwind */
 #define MEMTRACE_FEAT_UNWIND_CFI	(1U << 25)
+/* memtrace_uprobe.kind: an allocator's returns by probes on its ret instructions */
+#define MEMTRACE_FEAT_RETURN_SITES	(1U << 23)
 /* USDT probes: MEMTRACE_EV_USDT, MEMTRACE_IOC_USDT, semaphores (uprobe reference counters) */
 #define MEMTRACE_FEAT_USDT		(1U << 24)
 
@@ -1097,12 +1099,32 @@ struct memtrace_target {
 struct memtrace_uprobe {
 	__u32 size;		/* sizeof(struct memtrace_uprobe) */
 	__s32 fd;		/* regular file, open for reading */
-	__u64 offset;		/* file offset of the entry point */
+	__u64 offset;		/* file offset of the entry point (a RETURN_SITE: of the ret) */
 	__u32 func;		/* MEMTRACE_UFN_* */
 	__u32 __pad;
+	/* since MEMTRACE_FEAT_RETURN_SITES: */
+	__u32 kind;		/* MEMTRACE_UPROBE_*; 0 for older readers */
+	__u32 __pad2;
 };
 #define MEMTRACE_UPROBE_SIZE_VER0	24
-#define MEMTRACE_MAX_UPROBES		128
+
+/*
+ * How a function's return is seen (memtrace_uprobe.kind).  CALL: a probe
+ * at the entry and a return probe (uretprobe), which diverts the return
+ * address to a trampoline.  ENTRY: a probe at the entry only; the reader
+ * hands over a RETURN_SITE probe for each of the function's ret
+ * instructions (found by disassembling it), whose handler completes the
+ * call the entry kept and then performs the ret itself, so that the
+ * return costs one trap and no return-address diversion.  A RETURN_SITE's
+ * offset must be that of a ret instruction (c3, or c3 with an f2/f3
+ * prefix): anything else is refused (EINVAL).  Frees take CALL or ENTRY
+ * (the same: they need no return).
+ */
+#define MEMTRACE_UPROBE_CALL		0
+#define MEMTRACE_UPROBE_ENTRY		1
+#define MEMTRACE_UPROBE_RETURN_SITE	2
+/* Probes of one session, return sites included (128 before them). */
+#define MEMTRACE_MAX_UPROBES		256
 
 /* ---- User stacks: MEMTRACE_IOC_UNWIND_TABLE (MEMTRACE_FEAT_UNWIND_CFI) ---- */
 

@@ -242,6 +242,8 @@ user_bench() {
 		info "u-floor: cannot arm the empty uprobes ($(ufnoffset malloc free 2>&1))"
 	fi
 	urun u-memtrace memtrace-read -c "$B/bin/mallocbench $UPAIRS_TRACED"
+	urun u-memtrace-uretprobe memtrace-read --returns=uretprobe \
+		-c "$B/bin/mallocbench $UPAIRS_TRACED"
 	urun u-valgrind valgrind --tool=memcheck --leak-check=full mallocbench "$UPAIRS_TOOL"
 	urun u-heaptrack heaptrack -o /tmp/ht-mallocbench mallocbench "$UPAIRS_TOOL"
 	if memleak_p u-memleak USR1 mallocbench --wait-usr1 "$UPAIRS_TRACED"; then
