@@ -514,7 +514,7 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 
 bool cli_growth_folds(const struct mt_options *o)
 {
-	return o->mode == MT_MODE_BRK || o->mode == MT_MODE_FAULTS ||
+	return o->mode == MT_MODE_BRK || o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_USDT ||
 	       o->mode == MT_MODE_FFAULTS || (o->mode == MT_MODE_MMAP && o->stacks);
 }
 
@@ -552,9 +552,8 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 		other = "an allocation option";
 	else if (o->by_pid)
 		other = "--by-pid (use -p)";
-	else if (o->mode == MT_MODE_USDT && (o->json || o->folded))
-		other = o->json ? "--json (not written for --usdt yet)" :
-			"--folded (not written for --usdt yet)";
+	else if (o->mode == MT_MODE_USDT && o->json)
+		other = "--json (not written for --usdt yet)";
 	else if (o->folded && !cli_growth_folds(o))
 		other = "--folded (it prints each call: no stacks counted to fold; "
 			"--json has every call)";

@@ -761,7 +761,7 @@ static void fold_stack(struct growth *g, FILE *out, const struct growth_entry *e
 /* What a stack report counts for an entry: bytes (--brk, --mmap --stacks) or faults. */
 static uint64_t entry_value(const struct growth *g, const struct growth_entry *e)
 {
-	return g->o->mode == MT_MODE_FAULTS ? e->calls : e->bytes;
+	return g->o->mode == MT_MODE_FAULTS || g->o->mode == MT_MODE_USDT ? e->calls : e->bytes;
 }
 
 /* --folded: the report's stacks (--ffaults: files), one line each. */
@@ -948,9 +948,11 @@ static void on_usdt(struct growth *g, const struct memtrace_ev_usdt *r)
 	comm_of(comm, r->comm);
 	usdt_format_args(args, sizeof(args), r, site ? site->args : NULL,
 			 site ? site->unsupported : 0);
-	fprintf(g->text, "%-12.6f %-7" PRIu32 " %-7" PRIu32 " %-16s %-24s %s\n",
-		r->ts_ns >= g->start_ns ? (double)(r->ts_ns - g->start_ns) / 1e9 : 0.0,
-		r->pid, r->tid, comm, g->usdt_label, args);
+	/* --folded on stdout takes the place of the text: the hits are counted only. */
+	if (g->text)
+		fprintf(g->text, "%-12.6f %-7" PRIu32 " %-7" PRIu32 " %-16s %-24s %s\n",
+			r->ts_ns >= g->start_ns ? (double)(r->ts_ns - g->start_ns) / 1e9 : 0.0,
+			r->pid, r->tid, comm, g->usdt_label, args);
 	g->arg_faults += r->arg_faults != 0;
 	sym_seen(g, (int)r->pid);
 	g->calls++;
@@ -1286,6 +1288,10 @@ int growth_run(const struct mt_options *o)
 		fprintf(g->text, "Tracing %s (%d site%s) %s, Ctrl+C to quit.\n%s\n", g->usdt_label,
 			g->nr_usdt, g->nr_usdt == 1 ? "" : "s",
 			pid ? "in one process" : "system-wide", growth_header(o->mode));
+	else if (o->mode == MT_MODE_USDT)
+		fprintf(stderr, "Tracing %s (%d site%s) %s, Ctrl+C to quit.\n", g->usdt_label,
+			g->nr_usdt, g->nr_usdt == 1 ? "" : "s",
+			pid ? "in one process" : "system-wide");
 	else if (report_mode(o))
 		fprintf(g->text ? g->text : stderr, "Tracing %s %s, Ctrl+C to quit.\n",
 			o->mode == MT_MODE_BRK ? "brk growth" :

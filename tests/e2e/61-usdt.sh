@@ -59,6 +59,13 @@ check_match "--usdt: nothing lost" '^Lost: 0 events' "$(cat "$OUT")"
 check_match "--usdt: no stack cut short, no argument unreadable" \
 	'^Missed: 0 stacks cut short; 0 hits' "$(cat "$OUT")"
 
+# --folded: the same hits as one folded line, root first, valued in hits.
+memtrace-read --usdt "$BIN:memtrace_test:plain" --folded=/tmp/usdt.folded -- usdtprog $N \
+	>/tmp/usdt-f.out 2>&1
+check_eq "--usdt --folded=FILE: the command's exit status" 0 "$?" || diag "$(cat /tmp/usdt-f.out)"
+check_match "--usdt --folded: usdtprog;...;main;run_loop;hit_plain $N" \
+	"^usdtprog;(.*;)?main;run_loop;hit_plain $N\$" "$(cat /tmp/usdt.folded)"
+
 # -c: the gated probe: its semaphore is set from the exec on.
 OUT=/tmp/usdt-gated.out
 memtrace-read --usdt "$BIN:memtrace_test:gated" -- usdtprog 4 >"$OUT" 2>&1

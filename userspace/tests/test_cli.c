@@ -228,6 +228,9 @@ static void test_formats(void)
 	check(r == 0 && cli_growth_folds(&o), "cli: --mmap --stacks folds");
 	r = PARSE(&o, &e, "--ffaults", "--folded");
 	check(r == 0 && cli_growth_folds(&o), "cli: --ffaults folds by file");
+	r = PARSE(&o, &e, "--usdt", "/bin/true:p:n", "--folded", "-c", "true");
+	check(r == 0 && o.mode == MT_MODE_USDT && cli_growth_folds(&o) && !cli_text_report(&o),
+	      "cli: --usdt --folded folds the hits' stacks in place of the text");
 }
 
 void cli_tests(void)
