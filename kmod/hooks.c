@@ -42,7 +42,7 @@ bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 		/* Interrupting a fast path's crossing: see mt_bytes_sample_fast(). */
 		if (unlikely(before <= 0))
 			return mt_bytes_to_next_sample(f->sample_bytes,
-						       get_random_u32()) <= bytes;
+						       prandom_u32_state(&c->rnd)) <= bytes;
 		c->bytes_to_sample = mt_bytes_to_next_sample(f->sample_bytes,
 							     prandom_u32_state(&c->rnd));
 		return true;
@@ -382,6 +382,22 @@ bool mt_account_free(struct mt_pcpu *c, unsigned long addr, u8 kind)
  * sample points are memoryless), and leaves the countdown to the one it
  * interrupted.
  */
+/*
+ * A random number from this CPU's prandom state, from any context but NMI
+ * (the fast paths run with interrupts on, and on PREEMPT_RT even
+ * preemptible): get_random_u32() takes a sleeping lock there.
+ */
+static u32 mt_pcpu_random(void)
+{
+	unsigned long flags;
+	u32 r;
+
+	local_irq_save(flags);
+	r = prandom_u32_state(this_cpu_ptr(&mt.pcpu->rnd));
+	local_irq_restore(flags);
+	return r;
+}
+
 static __always_inline enum mt_fast mt_bytes_sample_fast(u8 kind, unsigned long addr,
 							 size_t bytes_req, size_t bytes_alloc,
 							 struct kmem_cache *cache, u32 mean)
@@ -407,10 +423,10 @@ static __always_inline enum mt_fast mt_bytes_sample_fast(u8 kind, unsigned long 
 		return MT_FAST_OUT;
 	if (left + bytes > 0) {
 		this_cpu_write(mt.pcpu->bytes_to_sample,
-			       mt_bytes_to_next_sample(mean, get_random_u32()));
+			       mt_bytes_to_next_sample(mean, mt_pcpu_random()));
 		return MT_FAST_IN;
 	}
-	return mt_bytes_to_next_sample(mean, get_random_u32()) <= bytes ?
+	return mt_bytes_to_next_sample(mean, mt_pcpu_random()) <= bytes ?
 	       MT_FAST_IN : MT_FAST_OUT;
 }
 

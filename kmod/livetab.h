@@ -35,6 +35,7 @@
 
 #include <linux/hash.h>
 #include <linux/types.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/irq_work.h>
 #include <linux/workqueue.h>
@@ -174,16 +175,21 @@ static inline u32 *mt_live_bucket(const struct mt_livetab *t,
 /*
  * False when addr is surely not in the index (its bucket is empty): the
  * answer for most frees under sampling, with no lock and interrupts left
- * alone.  Needs preemption disabled (bucket arrays are freed after RCU).
- * Inline: it is the whole of a sampled-out free.
+ * alone; bucket arrays are freed after RCU, so it reads under
+ * rcu_read_lock().  Inline: it is the whole of a sampled-out free.
  */
 static inline bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr,
 				       enum mt_ns ns)
 {
 	u32 hash = mt_live_hash(addr, ns);
 	struct mt_live_stripe *st = mt_live_stripe(t, hash);
+	bool held;
 
-	return READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
+	/* A tracepoint probe with preemption on (PREEMPT_RT) is no RCU reader. */
+	rcu_read_lock();
+	held = READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
+	rcu_read_unlock();
+	return held;
 }
 
 /* Grow now, in process context (the work item's body; tests call it). */

@@ -135,6 +135,15 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 }
 
 /*
+ * An ioctl command without its size: the structures carry their own size
+ * (mt_copy_sized()), and _IOC_SIZE is only the size of the header a
+ * caller was built against, which grows; matching on it would turn every
+ * grown structure into ENOTTY for older readers, and for newer readers on
+ * an older module before they could learn what it supports.
+ */
+#define MT_IOC_KEY(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+/*
  * Copy a structure that carries its own size: a caller built against an
  * older header may pass fewer bytes (the rest reads as zero), one built
  * against a newer header more, which must then be zero.
@@ -375,13 +384,16 @@ static long mt_ioctl_evring_consume(struct file *file, void __user *arg)
 static long mt_ioctl_evstats(struct file *file, void __user *arg)
 {
 	struct memtrace_evstats st;
+	u32 usize;
 	int ret;
 
 	ret = mt_copy_sized(&st, sizeof(st), MEMTRACE_EVSTATS_SIZE_VER0, arg);
 	if (ret)
 		return ret;
+	/* What the caller's structure holds, no more. */
+	usize = min_t(u32, st.size, sizeof(st));
 	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
+	st.size = usize;
 	mt_lock();
 	ret = READ_ONCE(mt.owner) == file ? 0 : -EPERM;
 	/* Only the families of this session: each resets its counts when attached. */
@@ -394,7 +406,7 @@ static long mt_ioctl_evstats(struct file *file, void __user *arg)
 	mt_unlock();
 	if (ret)
 		return ret;
-	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+	return copy_to_user(arg, &st, usize) ? -EFAULT : 0;
 }
 
 static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -405,46 +417,47 @@ static long mt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (!mt_may_trace())
 		return -EPERM;
+	/* The handshake's structure has a fixed layout: its number, exactly. */
 	if (cmd == MEMTRACE_IOC_VERSION)
 		return mt_ioctl_version(f, uarg);
 	if (!READ_ONCE(f->handshake_done))
 		return -EPROTO;
 
-	switch (cmd) {
-	case MEMTRACE_IOC_CONFIG:
+	switch (MT_IOC_KEY(cmd)) {
+	case MT_IOC_KEY(MEMTRACE_IOC_CONFIG):
 		return mt_ioctl_config(file, uarg);
-	case MEMTRACE_IOC_START:
+	case MT_IOC_KEY(MEMTRACE_IOC_START):
 		mt_lock();
 		ret = mt_start(file);
 		mt_unlock();
 		return ret;
-	case MEMTRACE_IOC_STOP:
+	case MT_IOC_KEY(MEMTRACE_IOC_STOP):
 		mt_lock();
 		ret = mt_check_owner(file) ?: mt_stop();
 		mt_unlock();
 		return ret;
-	case MEMTRACE_IOC_CLEAR:
+	case MT_IOC_KEY(MEMTRACE_IOC_CLEAR):
 		mt_lock();
 		ret = mt_check_owner(file) ?: mt_clear();
 		mt_unlock();
 		return ret;
-	case MEMTRACE_IOC_SET_BUFFER:
+	case MT_IOC_KEY(MEMTRACE_IOC_SET_BUFFER):
 		return mt_ioctl_set_buffer(f, uarg);
-	case MEMTRACE_IOC_TARGET:
+	case MT_IOC_KEY(MEMTRACE_IOC_TARGET):
 		return mt_ioctl_target(file, uarg);
-	case MEMTRACE_IOC_UPROBE:
+	case MT_IOC_KEY(MEMTRACE_IOC_UPROBE):
 		return mt_ioctl_uprobe(file, uarg);
-	case MEMTRACE_IOC_SNAPSHOT:
+	case MT_IOC_KEY(MEMTRACE_IOC_SNAPSHOT):
 		return mt_ioctl_snapshot(file, uarg);
-	case MEMTRACE_IOC_UNWIND_TABLE:
+	case MT_IOC_KEY(MEMTRACE_IOC_UNWIND_TABLE):
 		return mt_ioctl_unwind_table(file, uarg);
-	case MEMTRACE_IOC_EVRING_INFO:
+	case MT_IOC_KEY(MEMTRACE_IOC_EVRING_INFO):
 		return mt_ioctl_evring_info(file, uarg);
-	case MEMTRACE_IOC_EVRING_CONSUME:
+	case MT_IOC_KEY(MEMTRACE_IOC_EVRING_CONSUME):
 		return mt_ioctl_evring_consume(file, uarg);
-	case MEMTRACE_IOC_EVSTATS:
+	case MT_IOC_KEY(MEMTRACE_IOC_EVSTATS):
 		return mt_ioctl_evstats(file, uarg);
-	case MEMTRACE_IOC_USDT:
+	case MT_IOC_KEY(MEMTRACE_IOC_USDT):
 		return mt_ioctl_usdt(file, uarg);
 	default:
 		return -ENOTTY;

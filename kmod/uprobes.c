@@ -496,6 +496,9 @@ static void mt_user_do_ret(struct pt_regs *regs)
 
 	if (mt_shadow_stack_enabled())
 		return;
+	/* A debugger stepping through: its trap after the ret is the step's. */
+	if (regs->flags & X86_EFLAGS_TF)
+		return;
 	if (get_user(ra, (const unsigned long __user *)sp))
 		return;
 	instruction_pointer_set(regs, ra);
@@ -533,14 +536,11 @@ static bool mt_uprobe_filter(MT_UPROBE_FILTER_ARGS)
 /* ---- new address spaces: exec and fork -------------------------------- */
 
 /*
- * Takes mm in as slot n + 1 (under mms_lock, n = nr_mms < MT_USER_MAX_MMS).
- * The slot is written before nr_mms counts it: handlers and the filter
- * read the slots without the lock.
- */
-/*
- * Slot n: mm, the address space of tgid taken in as how, from slot from.
- * mm is NULL for a process that is named but not traced (an exec it may
- * not be followed into): no handler's mm is NULL, so none matches it.
+ * Slot n (under mms_lock, n = nr_mms < MT_USER_MAX_MMS): mm, the address
+ * space of tgid taken in as how, from slot from.  The slot is written
+ * before nr_mms counts it: handlers and the filter read the slots without
+ * the lock.  mm is NULL for a process that is named but not traced (an
+ * exec it may not be followed into): no handler's mm is NULL.
  */
 static void mt_user_add_mm(u32 n, struct mm_struct *mm, struct pid *tgid, u8 how,
 			   u8 from)

@@ -22,6 +22,7 @@
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
+#include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/pid.h>
@@ -146,7 +147,11 @@ static bool mt_usdt_mm_wanted(struct mm_struct *mm)
 		return true;
 	rcu_read_lock();
 	t = pid_task(tgid, PIDTYPE_TGID);
-	wanted = t && READ_ONCE(t->mm) == mm;
+	/*
+	 * Not into a program its exec made undumpable (setuid, file
+	 * capabilities, unreadable): ptrace could not look into it either.
+	 */
+	wanted = t && READ_ONCE(t->mm) == mm && mt_task_dumpable_by_owner(t);
 	rcu_read_unlock();
 	return wanted;
 }
@@ -256,6 +261,15 @@ static bool mt_usdt_arg_valid(const struct memtrace_usdt_arg *a)
 	}
 }
 
+/* A USDT site is a nop (sys/sdt.h's _SDT_NOP): anything else is no probe site. */
+static bool mt_usdt_is_nop(struct file *file, u64 offset)
+{
+	loff_t pos = offset;
+	u8 insn = 0;
+
+	return kernel_read(file, &insn, 1, &pos) == 1 && insn == 0x90;
+}
+
 int mt_usdt_add(const void *owner, const struct memtrace_usdt *u)
 {
 	struct mt_usdt_probe *p;
@@ -282,7 +296,7 @@ int mt_usdt_add(const void *owner, const struct memtrace_usdt *u)
 	/* The semaphore is a 16-bit word, aligned (the kernel checks that too). */
 	if (!S_ISREG(inode->i_mode) || !(file->f_mode & FMODE_READ) ||
 	    u->offset >= isize || u->ref_ctr_offset > isize - 2 ||
-	    (u->ref_ctr_offset & 1)) {
+	    (u->ref_ctr_offset & 1) || !mt_usdt_is_nop(file, u->offset)) {
 		fput(file);
 		return -EINVAL;
 	}
@@ -339,6 +353,25 @@ int mt_usdt_attach(struct mt_evring *er, struct pid *tgid, struct pid_namespace 
 
 	if (!mt_usdt.nr)
 		return -ESRCH;	/* MEMTRACE_IOC_USDT first */
+	/*
+	 * Probes write breakpoints, and raise semaphores (a 16-bit add), in
+	 * the address spaces they are armed in: in every process's only with
+	 * CAP_SYS_ADMIN, as perf's uprobes; in one process's only where
+	 * ptrace could attach (the caller is the ioctl's, here).
+	 */
+	if (!tgid && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (tgid) {
+		struct task_struct *task = get_pid_task(tgid, PIDTYPE_TGID);
+		bool may;
+
+		if (!task)
+			return -ESRCH;
+		may = mt_ptrace_may_attach(task);
+		put_task_struct(task);
+		if (!may)
+			return -EPERM;
+	}
 	mt_usdt.ns = ns;
 	mt_usdt.depth = depth ? depth : MT_USDT_FRAMES;
 	atomic64_set(&mt_usdt.stack_faults, 0);
