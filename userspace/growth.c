@@ -1267,6 +1267,13 @@ int growth_run(const struct mt_options *o)
 	if (ret) {
 		if (o->pid && ret == -ESRCH)
 			fprintf(stderr, PROG ": pid %d: no such process\n", o->pid);
+		else if (o->mode == MT_MODE_USDT && ret == -EPERM && !pid)
+			fprintf(stderr, PROG ": --usdt system-wide sets breakpoints and raises "
+				"semaphores in every process mapping %s: it needs CAP_SYS_ADMIN, "
+				"as perf's uprobes do (-p or -c trace one process)\n", g->usdt_label);
+		else if (o->mode == MT_MODE_USDT && ret == -EPERM)
+			fprintf(stderr, PROG ": --usdt: %s: ptrace could not attach to that "
+				"process, nor may memtrace probe it\n", err.msg);
 		else
 			fprintf(stderr, PROG ": %s\n", err.msg);
 		if (o->by_cgroup)

@@ -163,4 +163,17 @@ out=$(memtrace-read --usdt "$BIN:memtrace_test:gated" -p 999999 2>&1)
 check_eq "--usdt -p: no such process is an error" 1 "$?"
 check_match "--usdt -p: says so" "pid 999999: no such process" "$out"
 
+# Least privilege: probes set breakpoints and raise semaphores in the
+# address spaces they are armed in.  A reader with CAP_PERFMON alone may
+# not arm them in every process (CAP_SYS_ADMIN, as perf's uprobes).
+chgrp 990 "$MEMTRACE_DEV" && chmod 0660 "$MEMTRACE_DEV"
+out=$(privcheck run-as 1000 990 cap_perfmon memtrace-read --usdt "$BIN:memtrace_test:plain" 1 1 2>&1)
+check_eq "--usdt system-wide by a CAP_PERFMON-only reader: refused, exit 1" 1 "$?"
+check_match "... saying it needs CAP_SYS_ADMIN" "needs CAP_SYS_ADMIN" "$out"
+out=$(privcheck run-as 1000 990 cap_perfmon memtrace-read --usdt "$BIN:memtrace_test:plain" \
+	-- usdtprog 2 2>&1)
+check_eq "... while -c of its own command is allowed, exit 0" 0 "$?" || diag "$out"
+check_match "... and sees that command's hits" "^	2 hits by usdtprog " "$out"
+chgrp 0 "$MEMTRACE_DEV" && chmod 0600 "$MEMTRACE_DEV"
+
 unload_memtrace
