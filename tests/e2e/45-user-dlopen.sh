@@ -84,6 +84,8 @@ if wait_for 60 grep -q '^Attaching to pid' "$OUT"; then
 	wait_for 30 grep -q '^LEAKED' "$PROG_OUT"
 	n=$(reports)
 	wait_for 60 reports_reach $((n + 1))
+	# The program waits for the end of its input: the reader is
+	# stopped while it runs.
 	kill -INT "$READER"
 	wait "$READER"
 	check_eq "-p: memtrace-read exits 0 on SIGINT" 0 "$?"

@@ -5,7 +5,9 @@
  * its dlalloc_leak() (tests/progs/dlalloc.c), from main -> run_dlopen.
  * Built without frame pointers, as Debian builds.  Prints "LEAKED N".
  * With "wait": reads a line from stdin before the dlopen(), prints
- * "LOADED", and reads another before leaking (a -p reader's pace).
+ * "LOADED", reads another before leaking, prints "LEAKED N" at once and
+ * stays until a third line or the end of stdin (a -p reader's pace: the
+ * reader reports on a running process, and stops it itself).
  */
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -50,7 +52,9 @@ static NOINLINE int run_dlopen(const char *lib, int n, size_t size, bool wait)
 		return 1;
 	done = leak(n, size);
 	printf("LEAKED %d\n", done);
+	fflush(stdout);
 	/* Kept loaded: its blocks' stacks are named while it is mapped. */
+	await_line(wait);
 	return done == n ? 0 : 1;
 }
 
