@@ -369,20 +369,6 @@ bool mt_account_free(struct mt_pcpu *c, unsigned long addr, u8 kind)
 /* ---- allocations ----------------------------------------------------- */
 
 /*
- * Byte sampling without the hook guard, for the allocations whose size
- * (what mt_event_cache() makes bytes_alloc, which the weight at snapshot
- * time is computed from) is known without the name tables: slab objects
- * by their cache's object size, the rest by their event's size.  A large
- * kmalloc is left to the guarded path.
- *
- * The allocation that takes the countdown to 0 or below is sampled and
- * draws the next countdown.  One that interrupts it before it does finds
- * the countdown at 0 or below already: it draws for itself, sampled with
- * probability 1 - exp(-bytes / mean) as any other (the gaps between
- * sample points are memoryless), and leaves the countdown to the one it
- * interrupted.
- */
-/*
  * A random number from this CPU's prandom state, from any context but NMI
  * (the fast paths run with interrupts on, and on PREEMPT_RT even
  * preemptible): get_random_u32() takes a sleeping lock there.
@@ -398,6 +384,20 @@ static u32 mt_pcpu_random(void)
 	return r;
 }
 
+/*
+ * Byte sampling without the hook guard, for the allocations whose size
+ * (what mt_event_cache() makes bytes_alloc, which the weight at snapshot
+ * time is computed from) is known without the name tables: slab objects
+ * by their cache's object size, the rest by their event's size.  A large
+ * kmalloc is left to the guarded path.
+ *
+ * The allocation that takes the countdown to 0 or below is sampled and
+ * draws the next countdown.  One that interrupts it before it does finds
+ * the countdown at 0 or below already: it draws for itself, sampled with
+ * probability 1 - exp(-bytes / mean) as any other (the gaps between
+ * sample points are memoryless), and leaves the countdown to the one it
+ * interrupted.
+ */
 static __always_inline enum mt_fast mt_bytes_sample_fast(u8 kind, unsigned long addr,
 							 size_t bytes_req, size_t bytes_alloc,
 							 struct kmem_cache *cache, u32 mean)
