@@ -66,6 +66,7 @@ static struct {
 	struct pid *tgid;		/* the session's task filter's, referenced by it */
 	struct pid_namespace *ns;	/* NULL: initial */
 	u32 depth;
+	bool tracer_any;		/* the starter had CAP_SYS_PTRACE, as ptrace would ask */
 	atomic64_t stack_faults;
 } mt_usdt;
 
@@ -149,9 +150,11 @@ static bool mt_usdt_mm_wanted(struct mm_struct *mm)
 	t = pid_task(tgid, PIDTYPE_TGID);
 	/*
 	 * Not into a program its exec made undumpable (setuid, file
-	 * capabilities, unreadable): ptrace could not look into it either.
+	 * capabilities, unreadable): ptrace could not look into it either,
+	 * but for a tracer with CAP_SYS_PTRACE.
 	 */
-	wanted = t && READ_ONCE(t->mm) == mm && mt_task_dumpable_by_owner(t);
+	wanted = t && READ_ONCE(t->mm) == mm &&
+		 (READ_ONCE(mt_usdt.tracer_any) || mt_task_dumpable_by_owner(t));
 	rcu_read_unlock();
 	return wanted;
 }
@@ -372,6 +375,7 @@ int mt_usdt_attach(struct mt_evring *er, struct pid *tgid, struct pid_namespace 
 		if (!may)
 			return -EPERM;
 	}
+	mt_usdt.tracer_any = capable(CAP_SYS_PTRACE);
 	mt_usdt.ns = ns;
 	mt_usdt.depth = depth ? depth : MT_USDT_FRAMES;
 	atomic64_set(&mt_usdt.stack_faults, 0);
