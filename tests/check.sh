@@ -16,29 +16,31 @@
 #           (tests/install/check-install.sh; nothing is loaded here)
 #   debug   scripts/debug-kernel.sh (KUnit/KASAN/lockdep/kmemleak kernel,
 #           cached) and memtrace (+ KUnit module, tests/kmod) for it
-#   guest   tests/e2e/*.sh in qemu guests labelled 6.1, 6.12, debug (the
-#           6.1 and 6.12 guests boot with the module tree make install
-#           made); tests/lockdown/*.sh in the guest labelled lockdown: the
+#   guest   tests/e2e/*.sh in qemu guests: every script on 6.1 (booted with
+#           the module tree make install made) and on the debug kernel,
+#           whose run is split in two guests, debug (kernel and pressure
+#           scripts) and debug-user (the user-mode ones, 4?-user-*.sh and
+#           61-usdt.sh), so that two lanes of guests finish together;
+#           tests/lockdown/*.sh in the guest labelled lockdown: the
 #           debug kernel booted with lockdown=confidentiality
 #           module.sig_enforce=1, a short run of its own (lockdown refuses
 #           debugfs, so it has no kmemleak check).  Two guests run at a
-#           time (the debug one beside the others, in turn); their output
-#           is shown in order when all are done (build/logs/guest-LABEL.out).
+#           time (two lanes, each one after another); their output is
+#           shown in order when all are done (build/logs/guest-LABEL.out).
 #           6.1-numa, 6.12-numa, debug-numa: those kernels with two NUMA
-#           nodes, running only what needs them (54-migration.sh).
-#           6.12-rt (Debian's PREEMPT_RT kernel) and 7.2 (the newest
-#           kernel, PREEMPT_RT with lockdep): the core subset CORE_SCRIPTS
-#           (load, KUnit, kernel and user leak reports, bad input, a soak),
-#           which keeps make check within its time budget; 7.2 runs beside
-#           the debug kernel, after it.  The summary names each guest's
-#           kernel (uname -r).
+#           nodes (1 GiB each), running only what needs them
+#           (54-migration.sh).  6.12, 6.12-rt (Debian's PREEMPT_RT kernel)
+#           and 7.2 (the newest kernel, PREEMPT_RT with lockdep): the core
+#           subset CORE_SCRIPTS (load, KUnit, kernel and user leak reports,
+#           bad input, a soak), which keeps make check within its time
+#           budget.  The summary names each guest's kernel (uname -r).
 #   fuzz    not by default (make fuzz): tests/e2e/80-fuzz.sh alone on the
 #           debug kernel for FUZZ_SECONDS (default 900)
 #
 # Environment:
 #   CHECK_STAGES   stages to run (default "unit build install debug guest")
-#   CHECK_GUESTS   guests to run (default "6.1 6.12 debug lockdown 6.1-numa
-#                  6.12-numa debug-numa 6.12-rt"; add 7.2 for the newest
+#   CHECK_GUESTS   guests to run (default "6.1 6.12 debug debug-user lockdown
+#                  6.1-numa 6.12-numa debug-numa 6.12-rt"; add 7.2 for the newest
 #                  kernel, not yet in the default: see docs/kernels.md)
 # Logs: build/logs/ (check.tap has every result line).
 set -u
@@ -56,7 +58,7 @@ STAGES=${CHECK_STAGES:-unit build install debug guest}
 # docs/kernels.md lists as open, and its first build (about 35 minutes on
 # a busy 2-core machine) would take a clean machine's CI past its budget.
 # CHECK_GUESTS="... 7.2" runs it.
-GUESTS=${CHECK_GUESTS:-6.1 6.12 debug lockdown 6.1-numa 6.12-numa debug-numa 6.12-rt}
+GUESTS=${CHECK_GUESTS:-6.1 6.12 debug debug-user lockdown 6.1-numa 6.12-numa debug-numa 6.12-rt}
 # The guests that run the core subset, not every script: what a kernel
 # most likely breaks (build and load, KUnit, kernel and user leak
 # reports against their oracles, bad input, pressure rings, a soak).
@@ -309,18 +311,27 @@ fi
 # guest_args LABEL: set args to run-guest.sh's arguments for guest LABEL, or
 # print why it cannot run (a "not ok" line) and return 1.
 guest_args() {
-	local l=$1 kv img tl numa= label=$1 scripts="$top/tests/e2e/*.sh" s
+	local l=$1 kv img tl numa= label=$1 scripts= s
 	# LABEL-numa: that kernel with two NUMA nodes, for the script that needs
 	# them (54-migration.sh; the other guests skip it); the debug kernel has
 	# no ACPI to learn qemu's nodes from, so it makes them up (numa=fake).
 	case $l in
 	*-numa) numa=${l%-numa}; l=$numa; scripts=$top/tests/e2e/54-migration.sh ;;
-	6.12-rt | 7.2)
-		scripts=
+	debug | debug-user)
+		for s in "$top"/tests/e2e/*.sh; do
+			case ${s##*/} in
+			4?-user-*.sh | 61-usdt.sh) [ "$l" = debug-user ] && scripts="$scripts $s" ;;
+			*) [ "$l" = debug ] && scripts="$scripts $s" ;;
+			esac
+		done
+		l=debug
+		;;
+	6.12 | 6.12-rt | 7.2)
 		for s in $CORE_SCRIPTS; do
 			scripts="$scripts $top/tests/e2e/$s"
 		done
 		;;
+	*) scripts="$top/tests/e2e/*.sh" ;;
 	esac
 	kv=${KVER_OF[$l]:-}
 	args=(--label "$label" --scripts "$scripts")
@@ -377,6 +388,10 @@ guest_args() {
 	fi
 	args+=(--kernel "$img" --ko-dir "$B/kmod-$kv")
 	if [ -n "$numa" ]; then
+		# 1 GiB a node: on the debug kernel, node 0 also holds the
+		# initramfs (200 MiB of tmpfs) and KASAN's shadow, and 512 MiB
+		# left too little for 54-migration.sh's 64 MiB bound to it.
+		args+=(--mem 2048)
 		if [ "$numa" = debug ]; then
 			args+=(--append numa=fake=2)
 		else
@@ -415,23 +430,25 @@ run_guests() {
 
 if wants guest; then
 	stage "guests ($GUESTS)"
-	# Each guest is one single-threaded TCG qemu: two at a time keep two
-	# cores busy.  The debug kernel's run is the longest: it goes first in
-	# one lane, with only 7.2's short one after it; the others one after
-	# another beside them.
-	lane_debug= lane_rest=
+	# Each guest is one single-threaded TCG qemu: two lanes of guests, one
+	# after another in each, keep two cores busy.  The two halves of the
+	# debug kernel's run are the longest: one starts each lane; the rest
+	# is shared so that the lanes take about as long (7.2, when asked,
+	# after the debug guest).
+	lane_a= lane_b=
 	for l in $GUESTS; do
 		rm -f "$LOGS/guest-$l.out"
 		case $l in
-		debug) lane_debug="debug $lane_debug" ;;
-		7.2) lane_debug="$lane_debug 7.2" ;;
-		*) lane_rest="$lane_rest $l" ;;
+		debug) lane_a="debug $lane_a" ;;
+		7.2 | 6.12 | *-numa) lane_a="$lane_a $l" ;;
+		debug-user) lane_b="debug-user $lane_b" ;;
+		*) lane_b="$lane_b $l" ;;
 		esac
 	done
 	# shellcheck disable=SC2086 # lists of labels
 	{
-		run_guests $lane_debug &
-		run_guests $lane_rest &
+		run_guests $lane_a &
+		run_guests $lane_b &
 		wait
 	}
 	for l in $GUESTS; do
