@@ -230,12 +230,23 @@ static inline bool mt_task_dumpable_by_owner(struct task_struct *p)
 	rcu_read_unlock();
 	return owner;
 }
+
+/* The same, of a task seen running in mm, which the caller holds. */
+static inline bool mt_task_mm_dumpable_by_owner(struct task_struct *p, struct mm_struct *mm)
+{
+	return mt_task_dumpable_by_owner(p);
+}
 #else
 #include <linux/sched/coredump.h>
 
 static inline bool mt_task_dumpable_by_owner(struct task_struct *p)
 {
 	return p->mm && get_dumpable(p->mm) == SUID_DUMP_USER;
+}
+
+static inline bool mt_task_mm_dumpable_by_owner(struct task_struct *p, struct mm_struct *mm)
+{
+	return get_dumpable(mm) == SUID_DUMP_USER;
 }
 #endif
 

@@ -30,6 +30,7 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -141,20 +142,30 @@ static bool mt_usdt_arg(const struct pt_regs *regs, const struct memtrace_usdt_a
 static bool mt_usdt_mm_wanted(struct mm_struct *mm)
 {
 	struct pid *tgid = READ_ONCE(mt_usdt.tgid);
-	struct task_struct *t;
-	bool wanted;
+	struct task_struct *leader, *t;
+	bool wanted = false;
 
 	if (!tgid)
 		return true;
+	if (!mm)
+		return false;
 	rcu_read_lock();
-	t = pid_task(tgid, PIDTYPE_TGID);
+	leader = pid_task(tgid, PIDTYPE_TGID);
 	/*
-	 * Not into a program its exec made undumpable (setuid, file
-	 * capabilities, unreadable): ptrace could not look into it either,
-	 * but for a tracer with CAP_SYS_PTRACE.
+	 * Any thread of the process: a leader that called pthread_exit() has
+	 * no mm while the others run on in it.  Not into a program its exec
+	 * made undumpable (setuid, file capabilities, unreadable): ptrace
+	 * could not look into it either, but for a tracer with CAP_SYS_PTRACE.
 	 */
-	wanted = t && READ_ONCE(t->mm) == mm &&
-		 (READ_ONCE(mt_usdt.tracer_any) || mt_task_dumpable_by_owner(t));
+	if (leader) {
+		for_each_thread(leader, t) {
+			if (READ_ONCE(t->mm) != mm)
+				continue;
+			wanted = READ_ONCE(mt_usdt.tracer_any) ||
+				 mt_task_mm_dumpable_by_owner(t, mm);
+			break;
+		}
+	}
 	rcu_read_unlock();
 	return wanted;
 }

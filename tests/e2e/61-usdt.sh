@@ -8,7 +8,8 @@
 # passed, from hit_plain < run_loop < main; the semaphore the program reads
 # must be nonzero only while traced: -c from the exec, -p from attach to
 # detach, system-wide for every run of the program while the reader runs;
-# the same probe in a shared library (usdtprog-shared, libusdtgate.so).
+# the same probe in a shared library (usdtprog-shared, libusdtgate.so);
+# -p stays on a process whose main thread ended while another runs on.
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
@@ -121,6 +122,45 @@ if wait_for 60 grep -q "^Tracing " "$OUT"; then
 		"$(tr '\n' ' ' <"$PROG_OUT" | sed 's/ $//')"
 	check_eq "--usdt -p: its 3 hits, by its pid" "3" \
 		"$(grep -c "^[0-9.]*  *$TARGET  *[0-9]*  *usdtprog  *memtrace_test:gated  *arg1=[123] arg2=1\$" "$OUT")"
+else
+	not_ok "--usdt -p attaches" "$(cat "$OUT")"
+	exec 3>&-
+	kill -KILL "$READER" "$TARGET" 2>/dev/null
+fi
+rm -f /tmp/usdt.fifo
+
+# -p on a process whose main thread ends (pthread_exit) while another runs
+# on: its probes stay armed, the other thread's hits are seen.
+OUT=/tmp/usdt-p2.out
+PROG_OUT=/tmp/usdt-p2.prog
+rm -f /tmp/usdt.fifo "$PROG_OUT"
+mkfifo /tmp/usdt.fifo
+usdtprog - </tmp/usdt.fifo >"$PROG_OUT" 2>&1 &
+TARGET=$!
+exec 3>/tmp/usdt.fifo
+echo sem >&3
+wait_for 10 grep -q '^semaphore=' "$PROG_OUT"
+memtrace-read --usdt "$BIN:memtrace_test:plain" -p $TARGET >"$OUT" 2>&1 &
+READER=$!
+if wait_for 60 grep -q "^Tracing " "$OUT"; then
+	echo "run 2" >&3
+	wait_for 30 hits_reach "$OUT" memtrace_test:plain 2
+	echo thread >&3
+	wait_for 30 grep -q '^commands to a new thread' "$PROG_OUT"
+	wait_for 10 grep -q '^State:.*zombie' "/proc/$TARGET/status"
+	echo "run 3" >&3
+	wait_for 30 grep -q '^ran 3 ' "$PROG_OUT"
+	wait_for 30 hits_reach "$OUT" memtrace_test:plain 5
+	leader=$(sed -n 's/^State:[[:space:]]*//p' "/proc/$TARGET/status")
+	kill -INT "$READER"
+	wait "$READER"
+	check_eq "--usdt -p, main thread gone: the reader's exit status" 0 "$?"
+	exec 3>&-
+	wait "$TARGET"
+	check_match "--usdt -p: the process ran on without its main thread" '^Z' "$leader"
+	check_eq "--usdt -p: 2 hits before and 3 after its main thread ended, all of pid $TARGET" \
+		"5 3" "$(grep -c "^[0-9.]*  *$TARGET  *[0-9]*  *usdtprog  *memtrace_test:plain " "$OUT") \
+$(awk -v p="$TARGET" '$2 == p && $3 != p && $5 == "memtrace_test:plain"' "$OUT" | wc -l)"
 else
 	not_ok "--usdt -p attaches" "$(cat "$OUT")"
 	exec 3>&-

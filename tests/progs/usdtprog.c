@@ -9,12 +9,16 @@
  *                        as a program guards costly arguments
  * usage: usdtprog N       print the semaphore, hit both N times, print it again
  *        usdtprog -       the same, driven by stdin: "sem" prints the
- *                         semaphore, "run N" hits N times, EOF ends
+ *                         semaphore, "run N" hits N times, "thread" hands
+ *                         the commands to a new thread and ends the main
+ *                         one (pthread_exit: the process lives on without
+ *                         its leader), EOF ends
  * Each hit i (1..N) of plain passes i, -3*i, 1000000007*i, (short)-i, 42
  * and the volatile word 0x1122334455667700 + i; of gated, i and the
  * semaphore's value.  The gated probe is in usdtgate.c: <sys/sdt.h> gives
  * every probe of a file a semaphore or none.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +56,32 @@ static void print_semaphore(void)
 	fflush(stdout);
 }
 
-int main(int argc, char **argv)
+static void *run_commands(void *unused)
 {
 	char line[64];
+	pthread_t t;
 
+	(void)unused;
+	while (fgets(line, sizeof(line), stdin)) {
+		if (!strncmp(line, "sem", 3)) {
+			print_semaphore();
+		} else if (!strncmp(line, "run ", 4)) {
+			run_loop(atoi(line + 4));
+		} else if (!strncmp(line, "thread", 6)) {
+			printf("commands to a new thread\n");
+			fflush(stdout);
+			if (pthread_create(&t, NULL, run_commands, NULL)) {
+				perror("usdtprog: pthread_create");
+				exit(1);
+			}
+			pthread_exit(NULL);
+		}
+	}
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
 	if (argc != 2) {
 		fprintf(stderr, "usage: usdtprog N | -\n");
 		return 2;
@@ -66,11 +92,6 @@ int main(int argc, char **argv)
 		print_semaphore();
 		return 0;
 	}
-	while (fgets(line, sizeof(line), stdin)) {
-		if (!strncmp(line, "sem", 3))
-			print_semaphore();
-		else if (!strncmp(line, "run ", 4))
-			run_loop(atoi(line + 4));
-	}
+	run_commands(NULL);
 	return 0;
 }
