@@ -483,6 +483,9 @@ int mt_configure(const struct memtrace_config *cfg)
 	if ((cfg->flags & ~(MEMTRACE_CFG_TRACE | MEMTRACE_CFG_CGROUP)) ||
 	    cfg->trace_records > MT_TRACE_MAX_RECORDS)
 		return -EINVAL;
+	if ((cfg->trace_flags & ~MEMTRACE_TRACEF_EVRING) || cfg->__pad_trace ||
+	    (cfg->trace_flags && !(cfg->flags & MEMTRACE_CFG_TRACE)))
+		return -EINVAL;
 	/* User mode has its target; the task filters are kernel mode's. */
 	if ((events & MEMTRACE_EV_USER) &&
 	    (cfg->tgid || cfg->comm[0] || (cfg->flags & MEMTRACE_CFG_CGROUP)))
@@ -508,9 +511,31 @@ int mt_configure(const struct memtrace_config *cfg)
 	return 0;
 }
 
+/*
+ * Data pages of each CPU's event ring: as the reader asked, else room for
+ * the trace records it asked for (or the default) spread over the CPUs
+ * online, as much memory as the single trace ring would take, else the
+ * module's default.
+ */
+static u32 mt_evring_pages(const struct memtrace_config *cfg, bool trace_er)
+{
+	u32 records = cfg->trace_records ? cfg->trace_records : trace_records;
+	u64 bytes;
+
+	if (cfg->evring_pages)
+		return cfg->evring_pages;
+	if (!trace_er)
+		return evring_pages;
+	bytes = (u64)DIV_ROUND_UP(records, num_online_cpus()) * sizeof(struct memtrace_ev_trace);
+	return max_t(u64, evring_pages, DIV_ROUND_UP_ULL(bytes, PAGE_SIZE));
+}
+
 int mt_start(const void *owner)
 {
 	const struct memtrace_config *cfg = &mt.cfg;
+	/* Trace records into the per-CPU event rings, not the read(2) ring. */
+	bool trace_er = (cfg->flags & MEMTRACE_CFG_TRACE) &&
+			(cfg->trace_flags & MEMTRACE_TRACEF_EVRING);
 	int ret;
 
 	ret = mt_claim(owner);
@@ -527,15 +552,15 @@ int mt_start(const void *owner)
 		if (ret)
 			return ret;
 	}
-	if (cfg->events & MT_EV_RING) {
-		ret = mt_evring_renew(cfg->evring_pages);
+	if ((cfg->events & MT_EV_RING) || trace_er) {
+		ret = mt_evring_renew(mt_evring_pages(cfg, trace_er));
 		if (ret)
 			return ret;
 	} else {
 		/* No rings an earlier session left, which nothing would write. */
 		mt_evring_drop();
 	}
-	if (cfg->flags & MEMTRACE_CFG_TRACE) {
+	if ((cfg->flags & MEMTRACE_CFG_TRACE) && !trace_er) {
 		u32 records = cfg->trace_records ? cfg->trace_records : trace_records;
 
 		if (mt_ring_size(&mt.ring) != roundup_pow_of_two(records))
@@ -556,6 +581,7 @@ int mt_start(const void *owner)
 		.by_cache = cfg->nr_caches > 0,
 		.by_task = mt.cfg_tgid || mt.cfg_cgroup || cfg->comm[0],
 		.trace = cfg->flags & MEMTRACE_CFG_TRACE,
+		.trace_er = trace_er ? mt.evring : NULL,
 		.tgid = mt.cfg_tgid,
 		.cgroup = mt.cfg_cgroup,
 	};
