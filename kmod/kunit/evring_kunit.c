@@ -197,6 +197,7 @@ static int mt_ev_drain_trace(struct mt_evring *er, u32 cpu, u64 *next)
 {
 	struct memtrace_evring_meta *m = er->cpus[cpu].meta;
 	u64 pos = READ_ONCE(m->consumer_pos);
+	/* Pairs with the producer's release: records below end are whole. */
 	u64 end = smp_load_acquire(&m->producer_pos);
 	int n = 0;
 
