@@ -102,24 +102,34 @@ if start_userleak /tmp/ul-old.out; then
 	end_userleak "an older reader: userleak ends normally"
 fi
 
+# stopped_reader OUT ULOUT LABEL: memtrace-read -t -p UL (R) into OUT,
+# attached, then stopped (SIGSTOP) while userleak (its output in ULOUT)
+# makes its 2018 calls: checked under LABEL that they all happen, the
+# reader's rings full.  1 if the reader never attached (then killed).
+stopped_reader() {
+	rm -f "$1"
+	memtrace-read -t -p "$UL" >"$1" 2>&1 &
+	R=$!
+	if ! wait_for 60 grep -qx "Attaching to pid $UL, Ctrl+C to quit." "$1"; then
+		not_ok "-t -p userleak attaches" "$(tail -n 20 "$1")"
+		kill -KILL "$R"
+		return 1
+	fi
+	kill -STOP "$R"
+	kill -USR1 "$UL"
+	check "$3" wait_for $((60 * SCALE)) grep -qx done "$2"
+	return 0	# attached, and stopped: the caller continues or kills it
+}
+
 # --- a slow reader: one page of ring per CPU (56 records), reader stopped --
 check "memtrace.ko unloads" unload_memtrace
 load_memtrace evring_pages=1 trace_records=2 || { not_ok "load memtrace.ko with one-page rings"; exit 1; }
 OUT=/tmp/slow.out
 if start_userleak /tmp/ul-slow.out; then
-	rm -f "$OUT"
-	memtrace-read -t -p "$UL" >"$OUT" 2>&1 &
-	R=$!
-	if wait_for 60 grep -qx "Attaching to pid $UL, Ctrl+C to quit." "$OUT"; then
-		kill -STOP "$R"
-		kill -USR1 "$UL"
-		check "a stopped -t reader stalls nothing: userleak makes its 2018 calls" \
-			wait_for $((60 * SCALE)) grep -qx done /tmp/ul-slow.out
+	if stopped_reader "$OUT" /tmp/ul-slow.out \
+		"a stopped -t reader stalls nothing: userleak makes its 2018 calls"; then
 		kill -CONT "$R"
 		kill -INT "$R"
-	else
-		not_ok "-t -p userleak attaches" "$(tail -n 20 "$OUT")"
-		kill -KILL "$R"
 	fi
 	wait "$R"
 	check_eq "-t -p, stopped and continued: memtrace-read exits 0" 0 "$?"
@@ -133,20 +143,9 @@ if start_userleak /tmp/ul-slow.out; then
 fi
 
 # --- a SIGKILLed reader, its rings full: nothing stalls, nothing is left --
-OUT=/tmp/killed.out
 if start_userleak /tmp/ul-killed.out; then
-	rm -f "$OUT"
-	memtrace-read -t -p "$UL" >"$OUT" 2>&1 &
-	R=$!
-	if wait_for 60 grep -qx "Attaching to pid $UL, Ctrl+C to quit." "$OUT"; then
-		kill -STOP "$R"
-		kill -USR1 "$UL"
-		check "a stopped reader's full rings stall nothing" \
-			wait_for $((60 * SCALE)) grep -qx done /tmp/ul-killed.out
-	else
-		not_ok "-t -p userleak attaches" "$(tail -n 20 "$OUT")"
-	fi
-	kill -KILL "$R"
+	stopped_reader /tmp/killed.out /tmp/ul-killed.out "a stopped reader's full rings stall nothing"
+	kill -KILL "$R" 2>/dev/null
 	wait "$R" 2>/dev/null
 	end_userleak "userleak ends normally after its reader was SIGKILLed"
 fi
