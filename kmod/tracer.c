@@ -40,14 +40,14 @@ module_param(stack_pool_mb, uint, 0444);
 MODULE_PARM_DESC(stack_pool_mb, "MiB of distinct stacks kept (default 32)");
 static uint trace_records = 1U << 16;
 module_param(trace_records, uint, 0444);
-MODULE_PARM_DESC(trace_records, "Trace ring records, for -t, unless the reader asks (default 65536)");
+MODULE_PARM_DESC(trace_records, "Trace records for -t, unless the reader asks: the read(2) ring's, or the event rings' together (default 65536)");
 static uint stack_memo_slots = 128;
 module_param(stack_memo_slots, uint, 0444);
 MODULE_PARM_DESC(stack_memo_slots, "Per-CPU memo of kernel stacks, slots of 432 bytes; 0: unwind every time (default 128)");
 /* Per possible CPU: a host with many possible CPUs pays it that many times. */
 static uint evring_pages = 16;
 module_param(evring_pages, uint, 0444);
-MODULE_PARM_DESC(evring_pages, "Pages of each CPU's event ring, for pressure events, unless the reader asks (default 16)");
+MODULE_PARM_DESC(evring_pages, "Pages of each CPU's event ring, unless the reader asks; -t's are larger if trace_records needs (default 16)");
 static uint stat_slots = 1U << 15;
 module_param(stat_slots, uint, 0444);
 MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
