@@ -301,13 +301,28 @@ static void mt_trace(struct mt_pcpu *c, u8 type, const struct mt_live *e)
 		.cache_id = MT_CACHE_OF(e->cache_kind),
 	};
 
+	struct mt_evring *er = mt.filter.trace_er;
+	bool kept;
+
 	if (in_hardirq())
 		strscpy(r.comm, "[hardirq]", sizeof(r.comm));
 	else if (in_serving_softirq())
 		strscpy(r.comm, "[softirq]", sizeof(r.comm));
 	else
 		memcpy(r.comm, current->comm, min(sizeof(r.comm), sizeof(current->comm)));
-	if (!mt_ring_put(&mt.ring, &r))
+	if (er) {
+		/* The rings are mapped as they are: the starter's view now, not at read(2). */
+		if (r.pid && mt.ev_pid_ns)
+			r.pid = task_pid_nr_ns(current, mt.ev_pid_ns);
+		if (!er->kaddr && !mt_kind_is_user(r.kind)) {
+			r.addr = 0;
+			r.caller = 0;
+		}
+		kept = mt_trace_evring_put(er, &r);
+	} else {
+		kept = mt_ring_put(&mt.ring, &r);
+	}
+	if (!kept)
 		c->loss.trace_full++;
 }
 

@@ -122,7 +122,8 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 	v.alloc_rec_size = sizeof(struct memtrace_alloc_rec);
 	v.cache_rec_size = sizeof(struct memtrace_cache_rec);
 	v.features = mt_available_events() | MEMTRACE_FEAT_TRACE |
-		     MEMTRACE_FEAT_TASK_FILTERS | MEMTRACE_FEAT_EVRING;
+		     MEMTRACE_FEAT_TASK_FILTERS | MEMTRACE_FEAT_EVRING |
+		     MEMTRACE_FEAT_TRACE_RING;
 	if (mt_available_events() & MEMTRACE_EV_USER)
 		v.features |= MEMTRACE_FEAT_UNWIND_CFI | MEMTRACE_FEAT_RETURN_SITES;
 	if (mt_available_events() & MEMTRACE_EV_USDT)

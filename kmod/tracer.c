@@ -40,14 +40,14 @@ module_param(stack_pool_mb, uint, 0444);
 MODULE_PARM_DESC(stack_pool_mb, "MiB of distinct stacks kept (default 32)");
 static uint trace_records = 1U << 16;
 module_param(trace_records, uint, 0444);
-MODULE_PARM_DESC(trace_records, "Trace ring records, for -t, unless the reader asks (default 65536)");
+MODULE_PARM_DESC(trace_records, "Trace records for -t, unless the reader asks: the read(2) ring's, or the event rings' together (default 65536)");
 static uint stack_memo_slots = 128;
 module_param(stack_memo_slots, uint, 0444);
 MODULE_PARM_DESC(stack_memo_slots, "Per-CPU memo of kernel stacks, slots of 432 bytes; 0: unwind every time (default 128)");
 /* Per possible CPU: a host with many possible CPUs pays it that many times. */
 static uint evring_pages = 16;
 module_param(evring_pages, uint, 0444);
-MODULE_PARM_DESC(evring_pages, "Pages of each CPU's event ring, for pressure events, unless the reader asks (default 16)");
+MODULE_PARM_DESC(evring_pages, "Pages of each CPU's event ring, unless the reader asks; -t's are larger if trace_records needs (default 16)");
 static uint stat_slots = 1U << 15;
 module_param(stat_slots, uint, 0444);
 MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
@@ -483,6 +483,9 @@ int mt_configure(const struct memtrace_config *cfg)
 	if ((cfg->flags & ~(MEMTRACE_CFG_TRACE | MEMTRACE_CFG_CGROUP)) ||
 	    cfg->trace_records > MT_TRACE_MAX_RECORDS)
 		return -EINVAL;
+	if ((cfg->trace_flags & ~MEMTRACE_TRACEF_EVRING) || cfg->__pad_trace ||
+	    (cfg->trace_flags && !(cfg->flags & MEMTRACE_CFG_TRACE)))
+		return -EINVAL;
 	/* User mode has its target; the task filters are kernel mode's. */
 	if ((events & MEMTRACE_EV_USER) &&
 	    (cfg->tgid || cfg->comm[0] || (cfg->flags & MEMTRACE_CFG_CGROUP)))
@@ -508,9 +511,31 @@ int mt_configure(const struct memtrace_config *cfg)
 	return 0;
 }
 
+/*
+ * Data pages of each CPU's event ring: as the reader asked, else room for
+ * the trace records it asked for (or the default) spread over the CPUs
+ * online, as much memory as the single trace ring would take, else the
+ * module's default.
+ */
+static u32 mt_evring_pages(const struct memtrace_config *cfg, bool trace_er)
+{
+	u32 records = cfg->trace_records ? cfg->trace_records : trace_records;
+	u64 bytes;
+
+	if (cfg->evring_pages)
+		return cfg->evring_pages;
+	if (!trace_er)
+		return evring_pages;
+	bytes = (u64)DIV_ROUND_UP(records, num_online_cpus()) * sizeof(struct memtrace_ev_trace);
+	return max_t(u64, evring_pages, DIV_ROUND_UP_ULL(bytes, PAGE_SIZE));
+}
+
 int mt_start(const void *owner)
 {
 	const struct memtrace_config *cfg = &mt.cfg;
+	/* Trace records into the per-CPU event rings, not the read(2) ring. */
+	bool trace_er = (cfg->flags & MEMTRACE_CFG_TRACE) &&
+			(cfg->trace_flags & MEMTRACE_TRACEF_EVRING);
 	int ret;
 
 	ret = mt_claim(owner);
@@ -527,15 +552,15 @@ int mt_start(const void *owner)
 		if (ret)
 			return ret;
 	}
-	if (cfg->events & MT_EV_RING) {
-		ret = mt_evring_renew(cfg->evring_pages);
+	if ((cfg->events & MT_EV_RING) || trace_er) {
+		ret = mt_evring_renew(mt_evring_pages(cfg, trace_er));
 		if (ret)
 			return ret;
 	} else {
 		/* No rings an earlier session left, which nothing would write. */
 		mt_evring_drop();
 	}
-	if (cfg->flags & MEMTRACE_CFG_TRACE) {
+	if ((cfg->flags & MEMTRACE_CFG_TRACE) && !trace_er) {
 		u32 records = cfg->trace_records ? cfg->trace_records : trace_records;
 
 		if (mt_ring_size(&mt.ring) != roundup_pow_of_two(records))
@@ -556,6 +581,7 @@ int mt_start(const void *owner)
 		.by_cache = cfg->nr_caches > 0,
 		.by_task = mt.cfg_tgid || mt.cfg_cgroup || cfg->comm[0],
 		.trace = cfg->flags & MEMTRACE_CFG_TRACE,
+		.trace_er = trace_er ? mt.evring : NULL,
 		.tgid = mt.cfg_tgid,
 		.cgroup = mt.cfg_cgroup,
 	};

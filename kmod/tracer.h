@@ -98,6 +98,8 @@ struct mt_filter {
 	bool by_cache;
 	bool by_task;		/* tgid, comm or cgroup below */
 	bool trace;		/* queue a record per call in the trace ring */
+	/* ... in these per-CPU rings instead (MEMTRACE_TRACEF_EVRING); NULL: mt.ring */
+	struct mt_evring *trace_er;
 	bool leaves_out;	/* sampling or a filter: not every allocation is recorded */
 	/*
 	 * Sampling with no filter to apply before it (no cache, task or

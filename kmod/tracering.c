@@ -146,3 +146,21 @@ long mt_ring_consume(struct mt_ring *r, u32 max,
 	smp_mb();
 	return done ? done : (avail ? ret : 0);
 }
+
+bool mt_trace_evring_put(struct mt_evring *er, const struct memtrace_trace_rec *rec)
+{
+	u16 type = rec->type == MEMTRACE_TRACE_FREE ? MEMTRACE_EVT_FREE_TRACE :
+						      MEMTRACE_EVT_ALLOC_TRACE;
+	struct memtrace_ev_trace *ev;
+	unsigned long flags;
+
+	/* The reader orders records of all CPUs by the time after the header. */
+	BUILD_BUG_ON(offsetof(struct memtrace_ev_trace, rec.ts_ns) !=
+		     sizeof(struct memtrace_ev_hdr));
+	ev = mt_evring_reserve(er, type, sizeof(*ev), &flags);
+	if (!ev)
+		return false;
+	ev->rec = *rec;
+	mt_evring_commit(er, ev, flags);
+	return true;
+}

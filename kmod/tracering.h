@@ -33,6 +33,8 @@
 #include <linux/wait.h>
 #include <linux/memtrace.h>
 
+#include "evring.h"
+
 struct mt_ring {
 	struct memtrace_trace_rec *recs;
 	u32 mask;		/* records - 1 */
@@ -78,5 +80,13 @@ u64 mt_ring_pending(struct mt_ring *r);
 long mt_ring_consume(struct mt_ring *r, u32 max,
 		     int (*copy)(void *ctx, const struct memtrace_trace_rec *recs, u32 n),
 		     void *ctx);
+
+/*
+ * The per-CPU alternative (MEMTRACE_TRACEF_EVRING): rec, as the reader may
+ * see it, into this CPU's event ring as a struct memtrace_ev_trace; any
+ * context.  False if the ring dropped it (full, or nested in another
+ * record on this CPU), which the ring counts in its meta page's lost.
+ */
+bool mt_trace_evring_put(struct mt_evring *er, const struct memtrace_trace_rec *rec);
 
 #endif

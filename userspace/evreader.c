@@ -2,6 +2,7 @@
 #include "evreader.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,45 @@ size_t evring_dispatch(uint8_t *buf, size_t len, evreader_fn fn, void *ctx)
 	return n;
 }
 
+size_t evring_dispatch_before(uint8_t *buf, size_t len, uint64_t before_ns, evreader_fn fn,
+			      void *ctx, size_t *held)
+{
+	struct ev_ref *refs;
+	uint8_t *keep;
+	size_t n = 0, off, i, done = 0, kept = 0;
+
+	*held = 0;
+	for (off = 0; off < len; off += ((struct memtrace_ev_hdr *)(buf + off))->size)
+		n++;
+	refs = calloc(n ? n : 1, sizeof(*refs));
+	keep = malloc(len ? len : 1);
+	if (!refs || !keep) {
+		/* No memory to sort or keep back: everything now, in time order if it can. */
+		free(refs);
+		free(keep);
+		return evring_dispatch(buf, len, fn, ctx);
+	}
+	for (off = 0, i = 0; off < len; off += ((struct memtrace_ev_hdr *)(buf + off))->size, i++) {
+		memcpy(&refs[i].ts, buf + off + sizeof(struct memtrace_ev_hdr), sizeof(uint64_t));
+		refs[i].off = off;
+	}
+	qsort(refs, n, sizeof(*refs), ev_ref_cmp);
+	for (i = 0; i < n && refs[i].ts < before_ns; i++, done++)
+		fn(ctx, (const struct memtrace_ev_hdr *)(buf + refs[i].off));
+	/* The rest, in time order, to the front: the next drain appends behind them. */
+	for (; i < n; i++) {
+		const struct memtrace_ev_hdr *h = (const void *)(buf + refs[i].off);
+
+		memcpy(keep + kept, h, h->size);
+		kept += h->size;
+	}
+	memcpy(buf, keep, kept);
+	*held = kept;
+	free(keep);
+	free(refs);
+	return done;
+}
+
 int evreader_open(struct evreader *r, struct mt_device *dev, struct mt_err *err)
 {
 	const void *map;
@@ -115,16 +155,16 @@ static const struct memtrace_evring_meta *ev_meta(const struct evreader *r, uint
 }
 
 /*
- * Every CPU's producer position is read first, in one quick pass, and
- * only then are records copied out: a task whose begin record went to
- * one CPU and its end to another can have its end in this drain without
- * its begin only if both were committed within that pass (not within
- * the copies, as before); the pairing tolerates it.  The space is given back only once every CPU's records are
- * handed on: an error leaves them all for the next drain.
+ * Copies out every CPU's published records behind the first *len bytes of
+ * r->buf (*len grows by what was copied).  Every CPU's producer position
+ * is read first, in one quick pass, and only then are records copied
+ * out: a task whose begin record went to one CPU and its end to another
+ * can have its end in this drain without its begin only if both were
+ * committed within that pass (not within the copies, as before); the
+ * pairing tolerates it.
  */
-int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err *err)
+static int evreader_collect_all(struct evreader *r, size_t *len, struct mt_err *err)
 {
-	size_t len = 0;
 	uint32_t cpu;
 	int ret;
 
@@ -141,12 +181,19 @@ int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err 
 			return mt_errf(err, EPROTO, "event ring of CPU %u: positions %llu..%llu",
 				       cpu, (unsigned long long)from, (unsigned long long)to);
 		ret = evring_collect(r->map + cpu * r->info.cpu_stride + r->info.data_offset,
-				     r->info.data_size, from, to, &r->buf, &len, &r->cap, err);
+				     r->info.data_size, from, to, &r->buf, len, &r->cap, err);
 		if (ret)
 			return ret;
 	}
-	if (len)
-		evring_dispatch(r->buf, len, fn, ctx);
+	return 0;
+}
+
+/* Gives back what evreader_collect_all() copied out. */
+static int evreader_consume_all(struct evreader *r, struct mt_err *err)
+{
+	uint32_t cpu;
+	int ret;
+
 	for (cpu = 0; cpu < r->info.nr_cpus; cpu++) {
 		if (r->upto[cpu] == __atomic_load_n(&ev_meta(r, cpu)->consumer_pos,
 						     __ATOMIC_RELAXED))
@@ -157,6 +204,57 @@ int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err 
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * The space is given back only once every CPU's records are handed on:
+ * an error leaves them all for the next drain.
+ */
+int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err *err)
+{
+	size_t len = 0;
+	int ret;
+
+	ret = evreader_collect_all(r, &len, err);
+	if (ret)
+		return ret;
+	if (len)
+		evring_dispatch(r->buf, len, fn, ctx);
+	return evreader_consume_all(r, err);
+}
+
+/*
+ * Why a record stamped before the pass over the producer positions can be
+ * handed on: whatever caused it (an allocation, for its free) was
+ * published before it was stamped, so before the pass, and the pass sees
+ * it.  A record published late (its producer delayed between stamping
+ * and publishing it, a preempted virtual CPU) may still come after lines
+ * stamped later on other CPUs, never after one it caused.  The kernel's
+ * clock (ktime_get_mono_fast_ns()) and ours are both CLOCK_MONOTONIC; the
+ * margin covers the fast clock reading a little behind.
+ */
+#define EV_ORDER_MARGIN_NS	1000000ULL
+
+int evreader_drain_ordered(struct evreader *r, bool final, evreader_fn fn, void *ctx,
+			   struct mt_err *err)
+{
+	uint64_t before = UINT64_MAX;
+	size_t len = r->held;
+	struct timespec now;
+	int ret;
+
+	if (!final) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		before = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+		before = before > EV_ORDER_MARGIN_NS ? before - EV_ORDER_MARGIN_NS : 0;
+	}
+	ret = evreader_collect_all(r, &len, err);
+	if (ret)
+		return ret;
+	r->held = 0;
+	if (len)
+		evring_dispatch_before(r->buf, len, before, fn, ctx, &r->held);
+	return evreader_consume_all(r, err);
 }
 
 int evreader_wait(struct evreader *r, int sigfd, int extra_fd, const struct timespec *deadline,
@@ -203,6 +301,25 @@ uint64_t evreader_lost(const struct evreader *r, unsigned int *cpus)
 		*cpus += l != 0;
 	}
 	return sum;
+}
+
+void evreader_print_lost(const struct evreader *r, FILE *out, const char *what)
+{
+	unsigned int cpus;
+	uint64_t lost = evreader_lost(r, &cpus);
+
+	fprintf(out, "Lost: %" PRIu64 " %s (ring full, or nested in another on its CPU)", lost,
+		what);
+	if (lost) {
+		fprintf(out, ":");
+		for (uint32_t c = 0; c < r->info.nr_cpus; c++) {
+			uint64_t l = __atomic_load_n(&ev_meta(r, c)->lost, __ATOMIC_RELAXED);
+
+			if (l)
+				fprintf(out, " cpu%u %" PRIu64, c, l);
+		}
+	}
+	fprintf(out, "\n");
 }
 
 void evreader_close(struct evreader *r)

@@ -9,8 +9,10 @@
 #ifndef MEMTRACE_READ_EVREADER_H
 #define MEMTRACE_READ_EVREADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <linux/memtrace.h>
@@ -37,6 +39,14 @@ int evring_collect(const uint8_t *data, uint64_t data_size, uint64_t from, uint6
  */
 size_t evring_dispatch(uint8_t *buf, size_t len, evreader_fn fn, void *ctx);
 
+/*
+ * As evring_dispatch(), but only the records stamped before before_ns; the
+ * others (in buf's first *held bytes on return) wait for the next call,
+ * which appends newer records behind them.  Returns the records handed on.
+ */
+size_t evring_dispatch_before(uint8_t *buf, size_t len, uint64_t before_ns, evreader_fn fn,
+			      void *ctx, size_t *held);
+
 struct evreader {
 	struct mt_device *dev;
 	struct memtrace_evring_info info;
@@ -44,12 +54,24 @@ struct evreader {
 	uint64_t *upto;		/* per CPU: where this drain reads to */
 	uint8_t *buf;
 	size_t cap;
+	size_t held;		/* evreader_drain_ordered(): bytes of records kept back in buf */
 };
 
 /* Maps the session's rings (after the session started with pressure events). */
 int evreader_open(struct evreader *r, struct mt_device *dev, struct mt_err *err);
 /* Hands every record published so far to fn, in time order; then consumes them. */
 int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err *err);
+/*
+ * evreader_drain() for a reader that prints every record in time order
+ * across drains (-t).  A record stamped before the drain began, whose
+ * causes were all published before it was stamped, is handed on; one
+ * stamped later may have a cause on another CPU not yet published when
+ * that CPU's ring was looked at, so it is kept back (its ring space given
+ * back all the same) until the next drain.  final: the producers have
+ * stopped; everything is handed on.
+ */
+int evreader_drain_ordered(struct evreader *r, bool final, evreader_fn fn, void *ctx,
+			   struct mt_err *err);
 /* What evreader_wait() saw. */
 enum evreader_woke {
 	EVREADER_TIMEOUT,	/* the deadline passed */
@@ -69,6 +91,11 @@ int evreader_wait(struct evreader *r, int sigfd, int extra_fd, const struct time
 
 /* Records the module dropped, over all CPUs, and the CPUs that dropped any. */
 uint64_t evreader_lost(const struct evreader *r, unsigned int *cpus);
+/*
+ * The text's "Lost: N <what> (ring full, or nested in another on its CPU)"
+ * line, with each CPU's count when there are some.
+ */
+void evreader_print_lost(const struct evreader *r, FILE *out, const char *what);
 void evreader_close(struct evreader *r);
 
 #endif

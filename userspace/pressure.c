@@ -539,20 +539,7 @@ static void print_lost(const struct pressure *p, const struct evreader *er, json
 		json_decref(per_cpu);
 	if (!p->text)
 		return;
-	fprintf(p->text, "Lost: %" PRIu64 " events (ring full, or nested in another on its CPU)",
-		lost);
-	if (lost) {
-		fprintf(p->text, ":");
-		for (uint32_t c = 0; c < er->info.nr_cpus; c++) {
-			const struct memtrace_evring_meta *m =
-				(const void *)(er->map + c * er->info.cpu_stride);
-			uint64_t l = __atomic_load_n(&m->lost, __ATOMIC_RELAXED);
-
-			if (l)
-				fprintf(p->text, " cpu%u %" PRIu64, c, l);
-		}
-	}
-	fprintf(p->text, "\n");
+	evreader_print_lost(er, p->text, "events");
 	/* The OOM kprobe's hits the kernel dropped (nested in another probe). */
 	if (missed)
 		fprintf(p->text, "Missed: %" PRIu64 " OOM kill events (kprobe hits the kernel "

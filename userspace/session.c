@@ -23,6 +23,7 @@
 
 #include "aggregate.h"
 #include "device.h"
+#include "evreader.h"
 #include "fmt.h"
 #include "ksyms.h"
 #include "report.h"
@@ -183,6 +184,9 @@ struct session {
 	uint32_t wanted;
 	uint32_t unloads_seen;		/* kernel mode: module code epoch reported */
 	bool warned_ksyms, warned_events;
+	/* -t: records from the per-CPU event rings (else read(2), an older module) */
+	bool trace_ring;
+	struct evreader er;
 };
 
 struct heap_totals {
@@ -498,6 +502,9 @@ static int setup(struct session *s, int *exit_code)
 			sampling);
 	}
 	session_build_config(o, s->wanted, &cfg);
+	s->trace_ring = o->trace && (s->dev.version.features & MEMTRACE_FEAT_TRACE_RING);
+	if (s->trace_ring)
+		cfg.trace_flags = MEMTRACE_TRACEF_EVRING;
 	if (o->by_cgroup) {
 		cfg.cgroup_fd = open(o->by_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cfg.cgroup_fd < 0) {
@@ -521,13 +528,30 @@ static int setup(struct session *s, int *exit_code)
 		ret = device_set_buffer(&s->dev, DEVICE_INITIAL_BUFFER, &err);
 	if (!ret)
 		ret = device_start(&s->dev, &err);
+	if (!ret && s->trace_ring)
+		ret = evreader_open(&s->er, &s->dev, &err);
 	if (ret)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 	return ret;
 }
 
-/* -t: print the trace records waiting in the module's ring. */
-static int drain_trace(struct session *s)
+/* One -t line from the event rings; records of other types are not ours. */
+static void print_trace_event(void *ctx, const struct memtrace_ev_hdr *h)
+{
+	struct session *s = ctx;
+	const struct memtrace_ev_trace *ev = (const void *)h;
+
+	if ((h->type != MEMTRACE_EVT_ALLOC_TRACE && h->type != MEMTRACE_EVT_FREE_TRACE) ||
+	    h->size < sizeof(*ev))
+		return;
+	tracefmt_line(stdout, &ev->rec, s->ksyms, s->target ? target_images(s->target) : NULL);
+}
+
+/*
+ * -t: print the trace records waiting in the module's rings, in time
+ * order (evreader_drain_ordered()); final once the session is stopped.
+ */
+static int drain_trace(struct session *s, bool final)
 {
 	struct images *images = s->target ? target_images(s->target) : NULL;
 	struct memtrace_trace_rec recs[256];
@@ -536,6 +560,13 @@ static int drain_trace(struct session *s)
 
 	if (!s->o->trace)
 		return 0;
+	if (s->trace_ring) {
+		if (evreader_drain_ordered(&s->er, final, print_trace_event, s, &err)) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			return -1;
+		}
+		return flush_output();
+	}
 	do {
 		n = device_read_trace(&s->dev, recs, MT_ARRAY_SIZE(recs), &err);
 		for (long i = 0; i < n; i++)
@@ -609,7 +640,7 @@ int session_run(const struct mt_options *o)
 						  &deadline,
 						  (s.target && target_fd(s.target) < 0) || o->trace ?
 						  100 : 0) == WAKE_SIGNAL;
-			if (drain_trace(&s)) {
+			if (drain_trace(&s, false)) {
 				status = 1;
 				goto stop;
 			}
@@ -619,7 +650,7 @@ int session_run(const struct mt_options *o)
 				break;
 		}
 		target_ended(&s);
-		if (drain_trace(&s) || report_once(&s) || flush_output()) {
+		if (drain_trace(&s, false) || report_once(&s) || flush_output()) {
 			/* What was printed stays printed; say why it ends here. */
 			status = 1;
 			break;
@@ -636,13 +667,20 @@ stop:
 			status = 1;
 		}
 		/* What the ring still holds: written before the stop. */
-		if (status == 0 && drain_trace(&s))
+		if (status == 0 && drain_trace(&s, true))
 			status = 1;
+		/* Final once stopped: what -t printed and this add up to every call. */
+		if (status == 0 && s.trace_ring) {
+			evreader_print_lost(&s.er, stdout, "trace records");
+			if (flush_output())
+				status = 1;
+		}
 	}
 	/* -c: a command that ended gives its exit status, unless we failed. */
 	if (status == 0 && s.target && target_exit_code(s.target, &exit_code))
 		status = exit_code;
 out:
+	evreader_close(&s.er);
 	device_close(&s.dev);
 	target_close(s.target, PROG);
 	if (s.sigfd >= 0)

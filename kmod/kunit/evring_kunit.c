@@ -3,14 +3,15 @@
  * KUnit suite of the event rings (evring.c), linked into memtrace_kunit.ko:
  * records in and out in order, padding at the end of the data, a full
  * ring and a record nested in another dropped and counted, the wake-up
- * decision, the consumer's checks, and every CPU producing at once
- * against one consumer.
+ * decision, the consumer's checks, -t's trace records, and every CPU
+ * producing at once against one consumer.
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
 #include <linux/workqueue.h>
 
 #include "../evring.c"
+#include "../tracering.h"
 
 struct mt_ev_test_rec {
 	struct memtrace_ev_hdr hdr;
@@ -185,6 +186,89 @@ static void mt_test_evring_nested(struct kunit *test)
 	mt_evring_put(er);
 }
 
+/* ---- trace records (-t) in the rings ---- */
+
+/*
+ * Read cpu's pending trace records, checking each is whole and typed as
+ * its record says, and that its addr is the next seq; then give the space
+ * back.  Returns the records read, or -1 on anything else.
+ */
+static int mt_ev_drain_trace(struct mt_evring *er, u32 cpu, u64 *next)
+{
+	struct memtrace_evring_meta *m = er->cpus[cpu].meta;
+	u64 pos = READ_ONCE(m->consumer_pos);
+	/* Pairs with the producer's release: records below end are whole. */
+	u64 end = smp_load_acquire(&m->producer_pos);
+	int n = 0;
+
+	while (pos < end) {
+		const struct memtrace_ev_trace *r;
+		u16 want;
+
+		r = (const void *)(er->cpus[cpu].data + (pos & (er->data_size - 1)));
+		if (r->hdr.size < sizeof(r->hdr) || pos + r->hdr.size > end)
+			return -1;
+		if (r->hdr.type != MEMTRACE_EVT_PAD) {
+			want = r->rec.type == MEMTRACE_TRACE_FREE ? MEMTRACE_EVT_FREE_TRACE :
+								    MEMTRACE_EVT_ALLOC_TRACE;
+			if (r->hdr.size != sizeof(*r) || r->hdr.type != want ||
+			    r->rec.addr != *next || r->rec.ts_ns != *next * 10 ||
+			    r->rec.bytes_req != 64 || memcmp(r->rec.comm, "tracer", 7))
+				return -1;
+			++*next;
+			n++;
+		}
+		pos += r->hdr.size;
+	}
+	if (mt_evring_consume(er, cpu, pos))
+		return -1;
+	return n;
+}
+
+/*
+ * -t's records through a one-page ring: each read back whole, in order,
+ * typed alloc or free; a full ring drops the rest, and what was put is
+ * exactly what was read plus what the ring counts lost, round after round.
+ */
+static void mt_test_evring_trace(struct kunit *test)
+{
+	struct memtrace_trace_rec rec = { .bytes_req = 64, .comm = "tracer" };
+	u64 seq = 0, next = 0, produced = 0, dropped = 0, read = 0;
+	struct mt_evwake wake;
+	struct mt_evring *er;
+	int round, n;
+	u32 cpu;
+
+	mt_evwake_init(&wake);
+	er = mt_evring_create(1, &wake);
+	KUNIT_ASSERT_NOT_NULL(test, er);
+	cpu = get_cpu();
+	for (round = 0; round < 8; round++) {
+		/* More than fit: PAGE_SIZE / 72 at most. */
+		for (n = 0; n < 100; n++) {
+			rec.addr = seq;
+			rec.ts_ns = seq * 10;
+			rec.type = seq % 3 ? MEMTRACE_TRACE_ALLOC : MEMTRACE_TRACE_FREE;
+			produced++;
+			/* seq numbers the records kept: the reader's next. */
+			if (mt_trace_evring_put(er, &rec))
+				seq++;
+			else
+				dropped++;
+		}
+		KUNIT_EXPECT_EQ(test, READ_ONCE(er->cpus[cpu].meta->lost), dropped);
+		n = mt_ev_drain_trace(er, cpu, &next);
+		KUNIT_ASSERT_GE(test, n, (int)(PAGE_SIZE / sizeof(struct memtrace_ev_trace)) - 1);
+		read += n;
+		KUNIT_EXPECT_EQ(test, next, seq);
+		KUNIT_EXPECT_EQ(test, produced, read + READ_ONCE(er->cpus[cpu].meta->lost));
+	}
+	KUNIT_EXPECT_EQ(test, READ_ONCE(er->cpus[cpu].meta->written), read);
+	put_cpu();
+	mt_evwake_sync(&wake);
+	mt_evring_put(er);
+}
+
 /* ---- every CPU producing, one consumer ---- */
 
 #define MT_EV_RACE_PER_CPU	20000
@@ -281,6 +365,7 @@ static struct kunit_case mt_evring_cases[] = {
 	KUNIT_CASE(mt_test_evring_basic),
 	KUNIT_CASE(mt_test_evring_wrap_full),
 	KUNIT_CASE(mt_test_evring_nested),
+	KUNIT_CASE(mt_test_evring_trace),
 	KUNIT_CASE(mt_test_evring_concurrent),
 	{}
 };

@@ -15,6 +15,12 @@
  *	own, of 'size' bytes, instead of kmalloc+kfree (the floor then probes
  *	the kmem_cache tracepoints too)
  * Run memtrace-read around a 'plain' run to measure memtrace.
+ *   echo paced > .../run
+ *	the same pairs at 'rate' events a second (two a pair: the kmalloc
+ *	and the kfree), each pair due at its time from the start and the
+ *	loop spinning until it is (one as soon as possible when late), for
+ *	a trace reader's losses at a known rate (tests/bench/trace-pairs.sh);
+ *	result: "paced <pairs> <size> <ns per pair> <events/s achieved>"
  *
  * Scale (tests/bench/scale.sh): objects kept live, chained through their
  * first word (no memory besides the objects themselves):
@@ -57,6 +63,8 @@ static uint size = 64;
 module_param(size, uint, 0644);
 static bool use_cache;
 module_param(use_cache, bool, 0644);
+static uint rate = 1000000;
+module_param(rate, uint, 0644);
 
 static struct kmem_cache *bench_cache;
 static uint bench_cache_size;
@@ -118,6 +126,24 @@ static u64 bench_loop(void)
 		void *p = bench_alloc(size);
 
 		bench_free(p);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return ktime_get_ns() - t0;
+}
+
+/* bench_loop() at 'rate' events a second, two a pair. */
+static u64 bench_paced(void)
+{
+	u64 t0 = ktime_get_ns();
+	uint i;
+
+	for (i = 0; i < pairs; i++) {
+		u64 due = t0 + div_u64((u64)i * 2 * NSEC_PER_SEC, rate);
+
+		while (ktime_get_ns() < due)
+			cpu_relax();
+		bench_free(bench_alloc(size));
 		if (!(i & 1023))
 			cond_resched();
 	}
@@ -275,13 +301,13 @@ out_kmalloc:
 
 static int bench_run(const char *val, const struct kernel_param *kp)
 {
-	bool floor = sysfs_streq(val, "floor");
+	bool floor = sysfs_streq(val, "floor"), paced = sysfs_streq(val, "paced");
 	u64 ns;
 	int ret;
 
-	if (!floor && !sysfs_streq(val, "plain"))
+	if (!floor && !paced && !sysfs_streq(val, "plain"))
 		return bench_scale(val);
-	if (!pairs || !size)
+	if (!pairs || !size || (paced && !rate))
 		return -EINVAL;
 	if (use_cache) {
 		ret = bench_cache_ready();
@@ -292,6 +318,12 @@ static int bench_run(const char *val, const struct kernel_param *kp)
 		ret = bench_floor_register();
 		if (ret)
 			return ret;
+	}
+	if (paced) {
+		ns = bench_paced();
+		snprintf(result, sizeof(result), "paced %u %u %llu %llu", pairs, size,
+			 div_u64(ns, pairs), div64_u64((u64)pairs * 2 * NSEC_PER_SEC, ns ?: 1));
+		return 0;
 	}
 	ns = bench_loop();
 	if (floor)

@@ -182,6 +182,17 @@ static void user_mode_errors(int fd)
 	c.flags = MEMTRACE_CFG_TRACE;
 	c.trace_records = 1U << 30;
 	mtt_expect("trace ring beyond the maximum", mtt_config(fd, &c), EINVAL);
+	c.trace_records = 0;
+	c.trace_flags = 1U << 7;
+	mtt_expect("unknown trace flags", mtt_config(fd, &c), EINVAL);
+	c.trace_flags = MEMTRACE_TRACEF_EVRING;
+	c.__pad_trace = 1;
+	mtt_expect("trace flags' padding not zero", mtt_config(fd, &c), EINVAL);
+	memset(&c, 0, sizeof(c));
+	c.trace_flags = MEMTRACE_TRACEF_EVRING;
+	mtt_expect("trace records in the rings without trace records", mtt_config(fd, &c), EINVAL);
+	c.flags = MEMTRACE_CFG_TRACE;
+	mtt_expect("trace records in the rings", mtt_config(fd, &c), 0);
 	mtt_expect("read(2) into less than one record",
 	       read(fd, &rec, sizeof(rec) - 1) < 0 ? -1 : 0, EINVAL);
 

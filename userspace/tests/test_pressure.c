@@ -83,6 +83,46 @@ static void test_collect(void)
 	free(buf);
 }
 
+/*
+ * -t's drains: records stamped before the drain began are handed on in
+ * time order; later ones wait and merge, in order, with the next drain's;
+ * the final drain hands on everything.
+ */
+static void test_dispatch_before(void)
+{
+	uint8_t data[256] = { 0 }, *buf = NULL;
+	size_t len = 0, cap = 0, held = 0;
+	struct seen s = { .n = 0 };
+	struct mt_err err;
+	size_t n;
+
+	/* CPU 0: times 10 and 70; CPU 1: 30 and 90.  The drain began at 50. */
+	put(data, 256, 0, MEMTRACE_EVT_ALLOC_TRACE, 24, 10, 1);
+	put(data, 256, 24, MEMTRACE_EVT_ALLOC_TRACE, 24, 70, 4);
+	put(data, 256, 48, MEMTRACE_EVT_FREE_TRACE, 24, 30, 2);
+	put(data, 256, 72, MEMTRACE_EVT_FREE_TRACE, 24, 90, 6);
+	check(evring_collect(data, 256, 0, 96, &buf, &len, &cap, &err) == 0 && len == 96,
+	      "evreader: four trace records collected");
+	n = evring_dispatch_before(buf, len, 50, collect_tag, &s, &held);
+	check(n == 2 && s.n == 2 && s.tags[0] == 1 && s.tags[1] == 2 && held == 48,
+	      "evreader: the records stamped before the drain, in time order; two kept back "
+	      "(%zu handed on, %zu bytes held)", n, held);
+	/* The next drain brings a record stamped 50, published late, and one at 80. */
+	len = held;
+	put(data, 256, 96, MEMTRACE_EVT_ALLOC_TRACE, 24, 80, 5);
+	put(data, 256, 120, MEMTRACE_EVT_ALLOC_TRACE, 24, 50, 3);
+	check(evring_collect(data, 256, 96, 144, &buf, &len, &cap, &err) == 0 && len == 96,
+	      "evreader: new records behind the ones kept back");
+	n = evring_dispatch_before(buf, len, 85, collect_tag, &s, &held);
+	check(n == 3 && s.n == 5 && s.tags[2] == 3 && s.tags[3] == 4 && s.tags[4] == 5 &&
+	      held == 24, "evreader: kept-back records merged in time order with the next "
+	      "drain's (%zu, %zu bytes held)", n, held);
+	n = evring_dispatch_before(buf, held, UINT64_MAX, collect_tag, &s, &held);
+	check(n == 1 && s.n == 6 && s.tags[5] == 6 && held == 0,
+	      "evreader: the final drain hands on the rest");
+	free(buf);
+}
+
 static void test_loadavg(void)
 {
 	char buf[64];
@@ -184,6 +224,7 @@ void pressure_tests(void)
 {
 	test_cli();
 	test_collect();
+	test_dispatch_before();
 	test_loadavg();
 	test_oom_format();
 	test_cgroup_path();

@@ -141,6 +141,8 @@ struct memtrace_version {
 #define MEMTRACE_FEAT_RETURN_SITES	(1U << 23)
 /* USDT probes: MEMTRACE_EV_USDT, MEMTRACE_IOC_USDT, semaphores (uprobe reference counters) */
 #define MEMTRACE_FEAT_USDT		(1U << 24)
+/* Trace records in the per-CPU event rings: memtrace_config.trace_flags, MEMTRACE_EVT_*_TRACE */
+#define MEMTRACE_FEAT_TRACE_RING	(1U << 22)
 
 /* ---- MEMTRACE_IOC_CONFIG: what to record ----------------------------- */
 
@@ -165,20 +167,36 @@ struct memtrace_config {
 	/* since MEMTRACE_FEAT_EVRING: */
 	__u32 evring_pages;	/* data pages of each CPU's event ring (power of 2); 0: default */
 	__u32 __pad_evring;
+	/* since MEMTRACE_FEAT_TRACE_RING: */
+	__u32 trace_flags;	/* MEMTRACE_TRACEF_*, with MEMTRACE_CFG_TRACE only */
+	__u32 __pad_trace;
 };
 #define MEMTRACE_CONFIG_SIZE_VER0	296
 #define MEMTRACE_CONFIG_SIZE_VER1	328
 #define MEMTRACE_CONFIG_SIZE_VER2	336
+#define MEMTRACE_CONFIG_SIZE_VER3	344
 
 /*
  * Also queue a struct memtrace_trace_rec for every allocation recorded and
  * every free of a recorded one, to be read(2) from the device (poll(2)
- * says when there are some).  A full ring drops records, counted in
+ * says when there are some), or with MEMTRACE_TRACEF_EVRING to be taken
+ * from the event rings.  A full ring drops records, counted in
  * memtrace_loss.trace_full.
  */
 #define MEMTRACE_CFG_TRACE	(1U << 0)
 /* memtrace_config.cgroup_fd is set: filter on that cgroup. */
 #define MEMTRACE_CFG_CGROUP	(1U << 1)
+
+/*
+ * memtrace_config.trace_flags.  EVRING: the trace records go into the
+ * per-CPU event rings (MEMTRACE_IOC_EVRING_INFO, mmap), as struct
+ * memtrace_ev_trace records, instead of the one ring read(2) drains; each
+ * CPU's drops are counted in its memtrace_evring_meta.lost (and in
+ * memtrace_loss.trace_full).  Without it (an older reader), read(2) as
+ * before.  Unless memtrace_config.evring_pages says otherwise, each CPU's
+ * ring holds trace_records / (online CPUs) records.
+ */
+#define MEMTRACE_TRACEF_EVRING	(1U << 0)
 
 /* ---- MEMTRACE_IOC_SNAPSHOT: copy the state into the mapped buffer ----- */
 
@@ -1040,6 +1058,23 @@ struct memtrace_ev_usdt {
 };
 
 #define MEMTRACE_USDT_STACK_FAULT	(1U << 0)	/* the user stack was cut short */
+
+/* ---- Trace records in the event rings (MEMTRACE_FEAT_TRACE_RING) ------- */
+
+#define MEMTRACE_EVT_ALLOC_TRACE	56	/* struct memtrace_ev_trace, rec.type MEMTRACE_TRACE_ALLOC */
+#define MEMTRACE_EVT_FREE_TRACE		57	/* struct memtrace_ev_trace, rec.type MEMTRACE_TRACE_FREE */
+
+/*
+ * One allocation or free (MEMTRACE_TRACEF_EVRING), on the ring of the CPU
+ * that made it.  rec is what read(2) would have returned, as the reader
+ * that started the session may see it: task ids in its pid namespace,
+ * kernel addresses (addr and caller of kernel kinds) 0 unless it had
+ * CAP_SYSLOG.  rec.ts_ns follows the header, as every record's time does.
+ */
+struct memtrace_ev_trace {
+	struct memtrace_ev_hdr hdr;
+	struct memtrace_trace_rec rec;
+};
 
 /* ---- User mode: MEMTRACE_IOC_TARGET and MEMTRACE_IOC_UPROBE ------------ */
 
