@@ -40,6 +40,11 @@ static const char *str_at(json_t *o, const char *key)
 	return v && json_is_string(v) ? json_string_value(v) : "(none)";
 }
 
+static bool is_str(json_t *v, const char *want)
+{
+	return json_is_string(v) && !strcmp(json_string_value(v), want);
+}
+
 /* Writes rec to f and returns it parsed back, as a reader sees it (json_decref it). */
 static json_t *round_trip(FILE *f, json_t *rec)
 {
@@ -290,7 +295,7 @@ static void usdt_records(FILE *f)
 	check(n == 5 && !strcmp(text, "arg1=-3 arg2=0xffff880012345678 arg3=65535 arg4=? arg5=?") &&
 	      a && json_array_size(a) == 5 &&
 	      json_integer_value(json_array_get(a, 0)) == -3 &&
-	      !strcmp(json_string_value(json_array_get(a, 1)) ?: "", "0xffff880012345678") &&
+	      is_str(json_array_get(a, 1), "0xffff880012345678") &&
 	      json_integer_value(json_array_get(a, 2)) == 65535 &&
 	      json_is_null(json_array_get(a, 3)) && json_is_null(json_array_get(a, 4)),
 	      "evjson: a --usdt hit's arguments: decimal ones integers, hex ones strings, "
@@ -308,8 +313,7 @@ static void usdt_records(FILE *f)
 	j = round_trip(f, usdt_hit_json(&r, NULL, "memtrace_test:plain", 9000000000ULL,
 					"12:00:00"));
 	check(j && int_at(j, "elapsed_ns") == 0 &&
-	      !strcmp(json_string_value(json_array_get(json_object_get(j, "args"), 0)) ?: "",
-		      "0xfffffffffffffffd"),
+	      is_str(json_array_get(json_object_get(j, "args"), 0), "0xfffffffffffffffd"),
 	      "evjson: a --usdt hit of an unknown site: arguments as 8-byte unsigned");
 	json_decref(j);
 }
