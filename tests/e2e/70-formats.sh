@@ -157,8 +157,11 @@ check_match "-S je_ -O c: libc defines no je_malloc, and the error says so" \
 memtrace-read --memleak-format -c userleak >"$D/memleak" 2>&1
 check_eq "--memleak-format -c userleak: exit status 0" 0 "$?"
 # Lines memleak prints: its header, a stack's line, frames.
-bad=$(grep -v -E '^Attaching to pid [0-9]+, Ctrl\+C to quit\.$|^\[[0-9:]{8}\] Top [0-9]+ stacks with outstanding allocations:$|^	[0-9]+ bytes in [0-9]+ allocations from stack$|^		([^ ].*\+0x[0-9a-f]+ \[[^]]+\]|\[unknown\]( \[[^]]+\])?)$|^$' "$D/memleak")
+bad=$(grep -v -E "^Executing 'userleak' and tracing the resulting process\.\$|"'^Attaching to pid [0-9]+, Ctrl\+C to quit\.$|^\[[0-9:]{8}\] Top [0-9]+ stacks with outstanding allocations:$|^	[0-9]+ bytes in [0-9]+ allocations from stack$|^		([^ ].*\+0x[0-9a-f]+ \[[^]]+\]|\[unknown\]( \[[^]]+\])?)$|^$' "$D/memleak")
 check_eq "--memleak-format: only lines memleak prints (no tags, totals, footer, source lines)" "" "$bad"
+check_eq "--memleak-format -c: memleak's first two lines, what it runs then whom it traces" \
+	"Executing 'userleak' and tracing the resulting process. Attaching to pid" \
+	"$(head -n 2 "$D/memleak" | tr '\n' ' ' | sed 's/ [0-9]*, Ctrl+C to quit\. $//')"
 check_eq "--memleak-format: the same stacks" "$(text_pairs "$D/out")" \
 	"$(awk '/^\[/ { delete p; n = 0 } / bytes in / { p[n++] = $1 " " $4 }
 		END { for (i = 0; i < n; i++) print p[i] }' "$D/memleak" | sort -n)"
