@@ -552,8 +552,6 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 		other = "an allocation option";
 	else if (o->by_pid)
 		other = "--by-pid (use -p)";
-	else if (o->mode == MT_MODE_USDT && o->json)
-		other = "--json (not written for --usdt yet)";
 	else if (o->folded && !cli_growth_folds(o))
 		other = "--folded (it prints each call: no stacks counted to fold; "
 			"--json has every call)";

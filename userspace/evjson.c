@@ -132,6 +132,8 @@ const char *evjson_mode_name(enum mt_mode mode)
 		return "ffaults";
 	case MT_MODE_USE:
 		return "use";
+	case MT_MODE_USDT:
+		return "usdt";
 	default:
 		return "?";
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --json for the event modes (--oom, --reclaim, --vmscan, --compaction,
- * --migration, --mmap, --brk, --shm, --faults, --ffaults, --use): one JSON
+ * --migration, --mmap, --brk, --shm, --faults, --ffaults, --use, --usdt): one JSON
  * object a line (JSON Lines), a record per event or per interval report as
  * the text prints them, then the totals.  Every record starts with the
  * same four fields ("memtrace_event", "mode", "type", "time"); the schema

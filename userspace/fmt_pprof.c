@@ -14,7 +14,9 @@
  * A location is one return address; the functions inlined at it are its
  * lines, innermost first, as pprof expects.  Mappings: a user frame's object
  * with its build-id (so a profile can be symbolized again elsewhere), a
- * kernel frame's module by name.  --slab samples carry a "cache" label.
+ * kernel frame's module by name with the running kernel's build-id of it
+ * (kbuildid.h; empty where it cannot be known).  --slab samples carry a
+ * "cache" label.
  */
 #include "fmt.h"
 
@@ -25,6 +27,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "kbuildid.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -49,6 +52,7 @@ struct builder {
 	size_t cap_strings, cap_functions, cap_locations, cap_mappings, cap_samples;
 	struct interned **nodes;	/* every node, to free */
 	size_t nr_nodes, cap_nodes;
+	bool kernel;		/* the frames are the kernel's (not a process's) */
 	bool failed;
 };
 
@@ -203,7 +207,15 @@ static uint64_t mapping_id(struct builder *b, const struct rm_frame *f)
 		perftools__profiles__mapping__init(m);
 		m->id = n->id;
 		m->filename = str_index(b, key.s);
-		m->build_id = str_index(b, f->build_id);
+		if (b->kernel) {
+			char id[KBUILDID_HEX_LEN];
+
+			/* Once per module and profile: "" if not known. */
+			kbuildid_of(f->module, id, sizeof(id));
+			m->build_id = str_index(b, id);
+		} else {
+			m->build_id = str_index(b, f->build_id);
+		}
 		m->has_functions = true;
 		m->has_filenames = m->has_line_numbers = m->has_inline_frames =
 			f->map_path != NULL;
@@ -438,6 +450,7 @@ int fmt_pprof(FILE *out, const struct report_model *m, struct mt_err *err)
 	int ret;
 
 	memset(&b, 0, sizeof(b));
+	b.kernel = m->mode != RM_USER_LEAKS;
 	perftools__profiles__profile__init(&b.p);
 	str_index(&b, "");	/* string_table[0] is "" */
 	b.p.sample_type = calloc(4, sizeof(*b.p.sample_type));

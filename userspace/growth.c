@@ -822,6 +822,22 @@ static json_t *report_json(struct growth *g, const char *hms)
 			goto fail_rec;
 		return rec;
 	}
+	if (g->o->mode == MT_MODE_USDT) {
+		const struct growth_entry *const *s = growth_agg_sorted(g->agg, &n);
+
+		for (size_t i = 0; s && i < n && i < g->o->top; i++)
+			json_array_append_new(a, json_pack(
+				"{s:I, s:o, s:o, s:o}", "pid", (json_int_t)s[i]->pid,
+				"comm", evjson_comm(s[i]->comm), "hits", evjson_u64(s[i]->calls),
+				"frames", stack_json(g, s[i]->pid, s[i]->frames, s[i]->nr_frames)));
+		if (json_object_update_new(rec, json_pack("{s:s, s:i, s:o, s:o, s:o}",
+							  "probe", g->usdt_label,
+							  "sites", g->nr_usdt,
+							  "hits", evjson_u64(g->calls), "stacks", a,
+							  "untracked", evjson_u64(g->agg_full))))
+			goto fail_rec;
+		return rec;
+	}
 	{
 		const struct growth_entry *const *s = growth_agg_sorted(g->agg, &n);
 
@@ -953,6 +969,13 @@ static void on_usdt(struct growth *g, const struct memtrace_ev_usdt *r)
 		fprintf(g->text, "%-12.6f %-7" PRIu32 " %-7" PRIu32 " %-16s %-24s %s\n",
 			r->ts_ns >= g->start_ns ? (double)(r->ts_ns - g->start_ns) / 1e9 : 0.0,
 			r->pid, r->tid, comm, g->usdt_label, args);
+	if (g->json.f) {
+		time_t when = (time_t)(((int64_t)r->ts_ns + g->mono_to_real_ns) / 1000000000LL);
+		char hms[16];
+
+		pressure_hms(when, hms, sizeof(hms));
+		evjson_emit(g->json.f, usdt_hit_json(r, site, g->usdt_label, g->start_ns, hms));
+	}
 	g->arg_faults += r->arg_faults != 0;
 	sym_seen(g, (int)r->pid);
 	g->calls++;
@@ -1046,7 +1069,7 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 	struct mt_err err;
 	char hms[16];
 	time_t now = time(NULL);
-	json_t *rec;
+	json_t *rec, *lost_rec;
 
 	if (g->text)
 		fprintf(g->text, "Lost: %" PRIu64 " events (ring full, or nested in another on "
@@ -1068,11 +1091,19 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 		return;
 	pressure_hms(now, hms, sizeof(hms));
 	rec = evjson_record(evjson_mode_name(g->o->mode), "totals", hms);
-	if (rec && json_object_set_new(rec, "lost", json_pack(
-		"{s:o, s:o, s:o, s:o}", "events", evjson_u64(lost),
-		"probe_missed", evjson_u64(st.probe_missed),
-		"stacks_cut", evjson_u64(st.stack_faults),
-		"files_unnamed", evjson_u64(st.file_unknown)))) {
+	/* As the text's Missed: line says it: --usdt's has its own terms. */
+	if (g->o->mode == MT_MODE_USDT)
+		lost_rec = json_pack("{s:o, s:o, s:o}", "events", evjson_u64(lost),
+				     "stacks_cut", evjson_u64(st.stack_faults),
+				     "args_unread", evjson_u64(g->arg_faults));
+	else
+		lost_rec = json_pack("{s:o, s:o, s:o, s:o}", "events", evjson_u64(lost),
+				     "probe_missed", evjson_u64(st.probe_missed),
+				     "stacks_cut", evjson_u64(st.stack_faults),
+				     "files_unnamed", evjson_u64(st.file_unknown));
+	if (!rec) {
+		json_decref(lost_rec);
+	} else if (json_object_set_new(rec, "lost", lost_rec)) {
 		json_decref(rec);
 		rec = NULL;
 	}

@@ -193,6 +193,24 @@ struct heap_totals {
 	uint64_t blocks, bytes, allocs, frees, allocated;
 };
 
+/*
+ * User mode's first lines.  memleak -c says what it runs first: with
+ * --memleak-format, so does this, the command as given (-c) or its words
+ * (-- CMD ARGS...).
+ */
+static void attaching_line(const struct mt_options *o, int pid)
+{
+	if (o->memleak_format && o->cmd_argv) {
+		printf("Executing '");
+		if (o->command)
+			fputs(o->command, stdout);
+		for (char **w = o->command ? NULL : o->cmd_argv; w && *w; w++)
+			printf("%s%s", w == o->cmd_argv ? "" : " ", *w);
+		printf("' and tracing the resulting process.\n");
+	}
+	printf("Attaching to pid %d, Ctrl+C to quit.\n", pid);
+}
+
 /* Valgrind Memcheck's HEAP SUMMARY, worded as Memcheck words it. */
 static void print_heap_summary(FILE *out, const char *whose, const char *when,
 			       const struct heap_totals *h, bool sampled)
@@ -617,7 +635,7 @@ int session_run(const struct mt_options *o)
 	else if (o->mode == MT_MODE_SLAB)
 		slabview_preamble(stdout);
 	else if (o->mode == MT_MODE_USER)
-		printf("Attaching to pid %d, Ctrl+C to quit.\n", (int)target_pid(s.target));
+		attaching_line(o, (int)target_pid(s.target));
 	else
 		printf("Attaching to kernel allocators, Ctrl+C to quit.\n");
 	if (flush_output()) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "evjson.h"
 
 #define NT_STAPSDT	3
 
@@ -400,27 +401,105 @@ out:
 
 /* ---- hits ---- */
 
+/* How argument i of a hit is shown: the text's and --json's one rule. */
+enum arg_shown { ARG_UNREAD, ARG_SIGNED, ARG_HEX, ARG_UNSIGNED };
+
+static enum arg_shown arg_shown(const struct memtrace_ev_usdt *r,
+				const struct memtrace_usdt_arg *args, uint32_t unsup, uint32_t i)
+{
+	int size = args ? args[i].size : 8;
+
+	if ((unsup | r->arg_faults) & (1U << i))
+		return ARG_UNREAD;
+	if (size < 0)
+		return ARG_SIGNED;
+	return size == 8 ? ARG_HEX : ARG_UNSIGNED;
+}
+
+static uint32_t hit_args(const struct memtrace_ev_usdt *r)
+{
+	return r->nr_args < MEMTRACE_USDT_MAX_ARGS ? r->nr_args : MEMTRACE_USDT_MAX_ARGS;
+}
+
 void usdt_format_args(char *buf, size_t len, const struct memtrace_ev_usdt *r,
 		      const struct memtrace_usdt_arg *args, uint32_t unsup)
 {
 	size_t at = 0;
-	uint32_t nr = r->nr_args < MEMTRACE_USDT_MAX_ARGS ? r->nr_args : MEMTRACE_USDT_MAX_ARGS;
+	uint32_t nr = hit_args(r);
 
 	buf[0] = '\0';
 	for (uint32_t i = 0; i < nr && at < len; i++) {
-		int size = args ? args[i].size : 8;
 		const char *sep = i ? " " : "";
 
-		if ((unsup | r->arg_faults) & (1U << i))
+		switch (arg_shown(r, args, unsup, i)) {
+		case ARG_UNREAD:
 			at += (size_t)snprintf(buf + at, len - at, "%sarg%u=?", sep, i + 1);
-		else if (size < 0)
+			break;
+		case ARG_SIGNED:
 			at += (size_t)snprintf(buf + at, len - at, "%sarg%u=%" PRId64, sep, i + 1,
 					       (int64_t)r->args[i]);
-		else if (size == 8)
+			break;
+		case ARG_HEX:
 			at += (size_t)snprintf(buf + at, len - at, "%sarg%u=0x%" PRIx64, sep, i + 1,
 					       (uint64_t)r->args[i]);
-		else
+			break;
+		case ARG_UNSIGNED:
 			at += (size_t)snprintf(buf + at, len - at, "%sarg%u=%" PRIu64, sep, i + 1,
 					       (uint64_t)r->args[i]);
+			break;
+		}
 	}
+}
+
+json_t *usdt_args_json(const struct memtrace_ev_usdt *r, const struct memtrace_usdt_arg *args,
+		       uint32_t unsup)
+{
+	json_t *a = json_array();
+	uint32_t nr = hit_args(r);
+	char hex[24];
+
+	for (uint32_t i = 0; a && i < nr; i++) {
+		json_t *v = NULL;
+
+		switch (arg_shown(r, args, unsup, i)) {
+		case ARG_UNREAD:
+			v = json_null();
+			break;
+		case ARG_SIGNED:
+			v = json_integer((json_int_t)(int64_t)r->args[i]);
+			break;
+		case ARG_HEX:
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, (uint64_t)r->args[i]);
+			v = json_string(hex);
+			break;
+		case ARG_UNSIGNED:
+			/* 1, 2 or 4 bytes: the module zero-extends them, they fit. */
+			v = evjson_u64(r->args[i]);
+			break;
+		}
+		if (json_array_append_new(a, v)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+json_t *usdt_hit_json(const struct memtrace_ev_usdt *r, const struct usdt_site *site,
+		      const char *probe, uint64_t start_ns, const char *hms)
+{
+	json_t *rec = evjson_record("usdt", "hit", hms);
+
+	if (rec && json_object_update_new(rec, json_pack(
+		"{s:o, s:o, s:I, s:I, s:o, s:s, s:I, s:o}",
+		"monotonic_ns", evjson_u64(r->ts_ns),
+		"elapsed_ns", evjson_u64(r->ts_ns >= start_ns ? r->ts_ns - start_ns : 0),
+		"pid", (json_int_t)r->pid, "tid", (json_int_t)r->tid,
+		"comm", evjson_comm(r->comm), "probe", probe, "site", (json_int_t)r->probe,
+		"args", usdt_args_json(r, site ? site->args : NULL,
+				       site ? site->unsupported : 0)))) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
 }

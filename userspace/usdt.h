@@ -4,7 +4,8 @@
  * notes with libelf, each site turned into what the module needs
  * (struct memtrace_usdt: the file offsets of the probe and its semaphore,
  * the arguments compiled from the note's specs), and hits formatted as
- * trace(8) prints them.  The session is growth.c's (--usdt).
+ * trace(8) prints them, or as --json's records (docs/report-json.md).
+ * The session is growth.c's (--usdt).
  */
 #ifndef MEMTRACE_READ_USDT_H
 #define MEMTRACE_READ_USDT_H
@@ -13,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
 #include <linux/memtrace.h>
 
 #include "util.h"
@@ -79,5 +81,22 @@ int usdt_find(const char *path, const char *provider, const char *name,
  */
 void usdt_format_args(char *buf, size_t len, const struct memtrace_ev_usdt *r,
 		      const struct memtrace_usdt_arg *args, uint32_t unsupported);
+
+/*
+ * The same arguments as --json's array: an integer where the text prints
+ * decimal, a "0x..." string where it prints hex, null for "?".  NULL out
+ * of memory.
+ */
+json_t *usdt_args_json(const struct memtrace_ev_usdt *r, const struct memtrace_usdt_arg *args,
+		       uint32_t unsupported);
+
+/*
+ * A hit's --json record ("usdt"/"hit"): its times (elapsed_ns from
+ * start_ns, the text's first column), task, probe ("PROVIDER:NAME"),
+ * site and arguments.  site: the hit's site (NULL: unknown).  NULL out of
+ * memory.
+ */
+json_t *usdt_hit_json(const struct memtrace_ev_usdt *r, const struct usdt_site *site,
+		      const char *probe, uint64_t start_ns, const char *hms);
 
 #endif

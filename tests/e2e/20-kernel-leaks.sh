@@ -107,6 +107,21 @@ check_eq "--cache memtrace_leaker_obj reports only that cache's stack" \
 	"1400 bytes in 7 allocations from stack ;; leaker_cache_leak" \
 	"$(printf '%s\n' "$stacks" | sed -E 's/^[[:space:]]+//; s/ ;; ([a-z_]+)\+.*/ ;; \1/')"
 
+# -C counts every live allocation whatever its age, as memleak's combined
+# mode does: a leak made a moment ago is no leak yet for -o 600000 (ten
+# minutes), but -C with the same -o reports it.
+start_reader -o 600000 -T 1000 2 1 || exit 1
+echo 1 >"$LEAKER_PARAMS/leak"
+wait "$READER"
+check_eq "-o 600000: a leak a moment old is not reported yet" "" \
+	"$(last_report_stacks "$OUT" | grep ' ;; leaker_kmalloc_leak+')"
+start_reader -C -o 600000 -T 1000 2 1 || exit 1
+echo 1 >"$LEAKER_PARAMS/leak"
+wait "$READER"
+check_match "-C -o 600000: the same leak is reported, -o ignored as memleak's combined mode does" \
+	'^[[:space:]]*10240 bytes in 10 allocations from stack[^;]* ;; \(total: 10 allocs, 10240 bytes; 0 frees\) ;; (.* ;; )?leaker_kmalloc_leak\+' \
+	"$(last_report_stacks "$OUT")"
+
 # --- byte sampling: the estimate comes back to the true bytes ---------------
 # 64 rounds: 640 kmalloc(1000) of 1024 bytes each, 655360 bytes, sampled
 # about once per 8192 bytes (80 samples expected).  The estimate's relative

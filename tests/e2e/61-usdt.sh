@@ -9,7 +9,8 @@
 # must be nonzero only while traced: -c from the exec, -p from attach to
 # detach, system-wide for every run of the program while the reader runs;
 # the same probe in a shared library (usdtprog-shared, libusdtgate.so);
-# -p stays on a process whose main thread ended while another runs on.
+# -p stays on a process whose main thread ended while another runs on;
+# --json's records carry the numbers of the text beside them.
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
@@ -66,6 +67,66 @@ memtrace-read --usdt "$BIN:memtrace_test:plain" --folded=/tmp/usdt.folded -- usd
 check_eq "--usdt --folded=FILE: the command's exit status" 0 "$?" || diag "$(cat /tmp/usdt-f.out)"
 check_match "--usdt --folded: usdtprog;...;main;run_loop;hit_plain $N" \
 	"^usdtprog;(.*;)?main;run_loop;hit_plain $N\$" "$(cat /tmp/usdt.folded)"
+
+# --json=FILE: a record per hit, the report and the totals, from the same
+# hits as the text beside it: every number the text's (docs/report-json.md).
+cat >/tmp/usdt-ev.py <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+what = sys.argv[2]
+for r in recs:
+    assert r["memtrace_event"] == 1 and r["mode"] == "usdt" and r["time"], r
+def arg(v):
+    return "?" if v is None else str(v)
+if what == "hits":                # the text's hit lines: time, task, probe, arguments
+    for r in recs:
+        if r["type"] == "hit":
+            print("%.6f" % (r["elapsed_ns"] / 1e9), r["pid"], r["tid"], r["comm"], r["probe"],
+                  " ".join("arg%d=%s" % (i + 1, arg(v)) for i, v in enumerate(r["args"])))
+elif what == "report":            # the text's report, less its time
+    r = [r for r in recs if r["type"] == "report"][-1]
+    print("Top %d stacks by hits of %s (%d hits):" % (len(r["stacks"]), r["probe"], r["hits"]))
+    for s in r["stacks"]:
+        print("\t%d hits by %s [%d] from stack" % (s["hits"], s["comm"], s["pid"]))
+        for f in s["frames"] or [{"text": "[no user stack]"}]:
+            print("\t\t" + f["text"])
+elif what == "totals":
+    l = [r for r in recs if r["type"] == "totals"][-1]["lost"]
+    print("Lost: %d events; Missed: %d stacks cut short; %d hits" % (l["events"],
+          l["stacks_cut"], l["args_unread"]))
+elif what == "types":
+    print(" ".join(r["type"] for r in recs))
+PY
+usdt_ev() { python3 /tmp/usdt-ev.py "$@" 2>&1; }
+memtrace-read --usdt "$BIN:memtrace_test:plain" --json=/tmp/usdt.json -- usdtprog $N \
+	>/tmp/usdt-j.out 2>&1
+check_eq "--usdt --json=FILE: the command's exit status" 0 "$?" || diag "$(cat /tmp/usdt-j.out)"
+check_eq "--usdt --json: a record per hit: the text line's time, task, probe, arguments" \
+	"$(awk '$1 ~ /^[0-9]+\.[0-9]+$/ && $5 == "memtrace_test:plain"' /tmp/usdt-j.out |
+	   tr -s ' ')" "$(usdt_ev /tmp/usdt.json hits)"
+check_eq "--usdt --json: the $N hits' arguments, the values the program passed" "$want" \
+	"$(usdt_ev /tmp/usdt.json hits | cut -d' ' -f6-)"
+check_eq "--usdt --json: the report, its stacks' hits, tasks and frames, as the text's" \
+	"$(awk '/^\[[0-9:]+\] Top [0-9]+ stacks by hits of / { sub(/^\[[0-9:]+\] /, ""); on = 1 }
+		on && !/^(Top |\t)/ { exit } on' /tmp/usdt-j.out)" \
+	"$(usdt_ev /tmp/usdt.json report)"
+check_eq "--usdt --json: the totals' lost and missed, as the text's" \
+	"$(sed -n 's/^\(Lost: [0-9]* events\).*/\1/p' /tmp/usdt-j.out); $(sed -n 's/^\(Missed: [0-9]* stacks cut short; [0-9]* hits\).*/\1/p' /tmp/usdt-j.out)" \
+	"$(usdt_ev /tmp/usdt.json totals)"
+# --json on stdout: the records there in place of the text, the banner on stderr.
+memtrace-read --usdt "$BIN:memtrace_test:plain" --json -- usdtprog 2 >/tmp/usdt-j2.out \
+	2>/tmp/usdt-j2.err
+check_eq "--usdt --json: the command's exit status" 0 "$?" || diag "$(cat /tmp/usdt-j2.err)"
+grep '^{' /tmp/usdt-j2.out >/tmp/usdt-j2.json
+check_eq "--usdt --json on stdout: two hits, the report, the totals" \
+	"hit hit report totals" "$(usdt_ev /tmp/usdt-j2.json types)"
+check_eq "--usdt --json on stdout: nothing else there but the program's own lines" \
+	"semaphore=0 ran 2 plain=2 gated=0 semaphore=0" \
+	"$(grep -v '^{' /tmp/usdt-j2.out | tr '\n' ' ' | sed 's/ $//')"
+check_match "--usdt --json on stdout: the banner on stderr" '^Tracing memtrace_test:plain ' \
+	"$(cat /tmp/usdt-j2.err)"
+diag "--usdt JSON, folded at 150 columns:"
+{ head -n 2 /tmp/usdt.json; tail -n 2 /tmp/usdt.json; } | fold -w 150 | sed 's/^/#json /'
 
 # -c: the gated probe: its semaphore is set from the exec on.
 OUT=/tmp/usdt-gated.out

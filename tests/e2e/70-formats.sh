@@ -33,6 +33,38 @@ pprof_pairs() {
 		     on && $4 ~ /:$/ { sub(/:$/, "", $4); print $4, $3 }' | sort -n
 }
 
+# sys_build_id FILE: the GNU build-id among the ELF notes of FILE (a sysfs
+# notes file), in hex, or "(none)"; read here with od, apart from
+# memtrace-read's libelf.
+sys_build_id() {
+	od -A n -v -t x1 "$1" 2>/dev/null | awk '
+		function num(h,  i, v) {
+			v = 0
+			for (i = 1; i <= 2; i++)
+				v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			return v
+		}
+		function word(at) {	# little-endian 32 bits
+			return num(b[at]) + 256 * num(b[at + 1]) + 65536 * num(b[at + 2]) + 16777216 * num(b[at + 3])
+		}
+		{ for (i = 1; i <= NF; i++) b[n++] = $i }
+		END {
+			at = 0
+			while (at + 12 <= n) {
+				namesz = word(at); descsz = word(at + 4); type = word(at + 8)
+				name = at + 12; desc = name + int((namesz + 3) / 4) * 4
+				if (type == 3 && namesz == 4 && b[name] b[name + 1] b[name + 2] == "474e55") {
+					for (i = 0; i < descsz; i++)
+						id = id b[desc + i]
+					print id
+					exit
+				}
+				at = desc + int((descsz + 3) / 4) * 4
+			}
+			print "(none)"
+		}'
+}
+
 # check_formats WHAT OUT DIR: the formats in DIR against OUT's last text report.
 check_formats() {
 	_tp=$(text_pairs "$2")
@@ -120,13 +152,27 @@ check_eq "-F (memleak's --wa-missing-free) is accepted: exit status 0" 0 "$?"
 out=$(memtrace-read -S je_ -O c -c userleak 2>&1)
 check_match "-S je_ -O c: libc defines no je_malloc, and the error says so" \
 	'defines none of the allocator functions \(je_malloc, je_calloc' "$out"
+# A prefix libc does define: glibc exports its allocator as __libc_malloc,
+# __libc_calloc, __libc_realloc, __libc_free, ... (the very functions
+# malloc, ... are), but has no __libc_posix_memalign.  Probed by those
+# names only, userleak's malloc, calloc and realloc leaks are there, its
+# posix_memalign ones are not (tests/progs/userleak.c's own account).
+memtrace-read -S __libc_ -O c -c userleak >"$D/s.out" 2>&1
+check_eq "-S __libc_ -O c -c userleak: exit status 0" 0 "$?" || diag "$(tail -n 20 "$D/s.out")"
+check_eq "-S __libc_ -O c: the leaks made through __libc_malloc, __libc_calloc, __libc_realloc" \
+	"500 5
+600 2
+600 3" "$(text_pairs "$D/s.out")"
 
 # --- memleak's text: what memleak prints and nothing else ------------------
 memtrace-read --memleak-format -c userleak >"$D/memleak" 2>&1
 check_eq "--memleak-format -c userleak: exit status 0" 0 "$?"
 # Lines memleak prints: its header, a stack's line, frames.
-bad=$(grep -v -E '^Attaching to pid [0-9]+, Ctrl\+C to quit\.$|^\[[0-9:]{8}\] Top [0-9]+ stacks with outstanding allocations:$|^	[0-9]+ bytes in [0-9]+ allocations from stack$|^		([^ ].*\+0x[0-9a-f]+ \[[^]]+\]|\[unknown\]( \[[^]]+\])?)$|^$' "$D/memleak")
+bad=$(grep -v -E "^Executing 'userleak' and tracing the resulting process\.\$|"'^Attaching to pid [0-9]+, Ctrl\+C to quit\.$|^\[[0-9:]{8}\] Top [0-9]+ stacks with outstanding allocations:$|^	[0-9]+ bytes in [0-9]+ allocations from stack$|^		([^ ].*\+0x[0-9a-f]+ \[[^]]+\]|\[unknown\]( \[[^]]+\])?)$|^$' "$D/memleak")
 check_eq "--memleak-format: only lines memleak prints (no tags, totals, footer, source lines)" "" "$bad"
+check_eq "--memleak-format -c: memleak's first two lines, what it runs then whom it traces" \
+	"Executing 'userleak' and tracing the resulting process. Attaching to pid" \
+	"$(head -n 2 "$D/memleak" | tr '\n' ' ' | sed 's/ [0-9]*, Ctrl+C to quit\. $//')"
 check_eq "--memleak-format: the same stacks" "$(text_pairs "$D/out")" \
 	"$(awk '/^\[/ { delete p; n = 0 } / bytes in / { p[n++] = $1 " " $4 }
 		END { for (i = 0; i < n; i++) print p[i] }' "$D/memleak" | sort -n)"
@@ -146,6 +192,30 @@ if check "load memtrace_leaker.ko" insmod /memtrace/memtrace_leaker.ko; then
 	check_formats "kernel mode" "$D/out" "$D"
 	check_match "kernel mode: --folded, leaker_kmalloc_leak's 10240 bytes, root first" \
 		';leaker_set_leak;leaker_kmalloc_leak(;[^ ]*)? 10240$' "$(cat "$D/folded")"
+	# The profile's kernel mappings carry the build-ids sysfs shows: vmlinux's
+	# and each module's whose frames are in the stacks (memtrace_leaker's,
+	# Debian's modules', memtrace's own where its frames are there).
+	if [ -n "$PPROF" ]; then
+		got=$("$PPROF" -raw -symbolize=none "$D/heap.pb.gz" 2>&1 |
+			awk '/^Mappings/ { on = 1; next }
+			     on && /^[0-9]+: / && $3 ~ /^[A-Za-z0-9_-]+$/ {
+				print $3, ($4 ~ /^[0-9a-f]+$/ ? $4 : "(none)") }' | sort)
+		want=$(for m in $(printf '%s\n' "$got" | awk '{ print $1 }'); do
+			if [ "$m" = kernel ]; then
+				f=/sys/kernel/notes
+			else
+				f=/sys/module/$m/notes/.note.gnu.build-id
+			fi
+			echo "$m $(sys_build_id "$f")"
+		done)
+		diag "kernel mode: the profile's kernel mappings: $(echo $got)"
+		check_eq "kernel mode: --pprof's mappings: vmlinux and memtrace_leaker, with sha1 build-ids" \
+			"kernel 40 memtrace_leaker 40" \
+			"$(printf '%s\n' "$got" | awk '$1 == "kernel" || $1 == "memtrace_leaker" {
+				print $1, length($2) }' | tr '\n' ' ' | sed 's/ $//')"
+		check_eq "kernel mode: go tool pprof reads each kernel mapping's build-id as /sys's notes give it" \
+			"$want" "$got"
+	fi
 
 	# --slab: per cache, the text's live bytes are the folded stacks' sums.
 	memtrace-read --slab -T 5 --folded="$D/slab.folded" 1 1 >"$D/slab" 2>&1

@@ -205,6 +205,7 @@ int main(int argc, char **argv)
 	use_tests();
 	usdt_tests();
 	retsites_tests();
+	kbuildid_tests();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

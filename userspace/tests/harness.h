@@ -74,5 +74,6 @@ void evjson_tests(void);
 void use_tests(void);
 void usdt_tests(void);
 void retsites_tests(void);
+void kbuildid_tests(void);
 
 #endif

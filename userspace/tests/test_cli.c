@@ -231,6 +231,12 @@ static void test_formats(void)
 	r = PARSE(&o, &e, "--usdt", "/bin/true:p:n", "--folded", "-c", "true");
 	check(r == 0 && o.mode == MT_MODE_USDT && cli_growth_folds(&o) && !cli_text_report(&o),
 	      "cli: --usdt --folded folds the hits' stacks in place of the text");
+	r = PARSE(&o, &e, "--usdt", "/bin/true:p:n", "--json=/tmp/u.json", "-c", "true");
+	check(r == 0 && o.mode == MT_MODE_USDT && o.json && cli_text_report(&o),
+	      "cli: --usdt --json=FILE: records beside the text");
+	r = PARSE(&o, &e, "--usdt", "/bin/true:p:n", "--json", "-c", "true");
+	check(r == 0 && o.json && !cli_text_report(&o),
+	      "cli: --usdt --json: records in place of the text");
 }
 
 void cli_tests(void)

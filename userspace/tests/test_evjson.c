@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "migration.h"
 #include "pressure.h"
+#include "usdt.h"
 #include "vmscan.h"
 
 static json_int_t int_at(json_t *o, const char *path)
@@ -37,6 +38,11 @@ static const char *str_at(json_t *o, const char *key)
 	json_t *v = json_object_get(o, key);
 
 	return v && json_is_string(v) ? json_string_value(v) : "(none)";
+}
+
+static bool is_str(json_t *v, const char *want)
+{
+	return json_is_string(v) && !strcmp(json_string_value(v), want);
 }
 
 /* Writes rec to f and returns it parsed back, as a reader sees it (json_decref it). */
@@ -263,6 +269,55 @@ static void call_records(FILE *f)
 	evjson_emit(f, growth_call_json(&r, "shm", "11:00:00"));
 }
 
+/* --usdt: a hit's arguments as the text prints them, typed; "?" null. */
+static void usdt_records(FILE *f)
+{
+	struct usdt_site site;
+	struct memtrace_ev_usdt r = {
+		.hdr = { .size = sizeof(r), .type = MEMTRACE_EVT_USDT },
+		.ts_ns = 5000001000, .pid = 300, .tid = 301, .comm = "usdtprog", .probe = 0,
+		.nr_args = 5, .args = { (uint64_t)-3, 0xffff880012345678ULL, 65535, 0, 7 },
+		.arg_faults = 1U << 3,
+	};
+	struct mt_err err;
+	json_t *j, *a;
+	char text[256];
+	int n;
+
+	memset(&site, 0, sizeof(site));
+	n = usdt_parse_args("-4@%edi 8@%rax 2@%cx 8@-8(%rbp) 8@var(%rip)", site.args,
+			    &site.unsupported, &err);
+	site.nr_args = (uint32_t)n;
+	usdt_format_args(text, sizeof(text), &r, site.args, site.unsupported);
+	j = round_trip(f, usdt_hit_json(&r, &site, "memtrace_test:plain", 5000000000ULL,
+					"12:00:00"));
+	a = j ? json_object_get(j, "args") : NULL;
+	check(n == 5 && !strcmp(text, "arg1=-3 arg2=0xffff880012345678 arg3=65535 arg4=? arg5=?") &&
+	      a && json_array_size(a) == 5 &&
+	      json_integer_value(json_array_get(a, 0)) == -3 &&
+	      is_str(json_array_get(a, 1), "0xffff880012345678") &&
+	      json_integer_value(json_array_get(a, 2)) == 65535 &&
+	      json_is_null(json_array_get(a, 3)) && json_is_null(json_array_get(a, 4)),
+	      "evjson: a --usdt hit's arguments: decimal ones integers, hex ones strings, "
+	      "unread (? in '%s') null", text);
+	check(j && !strcmp(str_at(j, "type"), "hit") && !strcmp(str_at(j, "mode"), "usdt") &&
+	      int_at(j, "elapsed_ns") == 1000 && int_at(j, "monotonic_ns") == 5000001000LL &&
+	      int_at(j, "pid") == 300 && int_at(j, "tid") == 301 && int_at(j, "site") == 0 &&
+	      !strcmp(str_at(j, "comm"), "usdtprog") &&
+	      !strcmp(str_at(j, "probe"), "memtrace_test:plain"),
+	      "evjson: a --usdt hit's record: the text line's time from the start, task, probe");
+	json_decref(j);
+	/* A hit of a site the reader does not know: 8-byte unsigned, as the text. */
+	r.arg_faults = 0;
+	r.nr_args = 1;
+	j = round_trip(f, usdt_hit_json(&r, NULL, "memtrace_test:plain", 9000000000ULL,
+					"12:00:00"));
+	check(j && int_at(j, "elapsed_ns") == 0 &&
+	      is_str(json_array_get(json_object_get(j, "args"), 0), "0xfffffffffffffffd"),
+	      "evjson: a --usdt hit of an unknown site: arguments as 8-byte unsigned");
+	json_decref(j);
+}
+
 static int validate(const char *path, char *out, size_t len)
 {
 	char cmd[1024];
@@ -303,9 +358,10 @@ void evjson_tests(void)
 	compaction_records(f);
 	migration_records(f);
 	call_records(f);
+	usdt_records(f);
 	fclose(f);
 	st = validate(path, out, sizeof(out));
-	check(st == 0 && !strcmp(out, "valid 17\n"),
+	check(st == 0 && !strcmp(out, "valid 19\n"),
 	      "evjson: every record built here is valid against "
 	      "docs/memtrace-report.schema.json (python3-jsonschema)");
 	if (st)

@@ -326,6 +326,56 @@ static void test_json(void)
 	remove_tree(dir);
 }
 
+/* A notes file holding one GNU build-id of 20 bytes, first, first + 1, ... */
+static void write_build_id_note(const char *path, uint8_t first)
+{
+	uint32_t hdr[3] = { 4, 20, 3 };
+	uint8_t id[20];
+	FILE *f = fopen(path, "w");
+
+	for (int i = 0; i < 20; i++)
+		id[i] = (uint8_t)(first + i);
+	if (!f)
+		return;
+	fwrite(hdr, sizeof(hdr), 1, f);
+	fwrite("GNU", 4, 1, f);
+	fwrite(id, sizeof(id), 1, f);
+	fclose(f);
+}
+
+/*
+ * Kernel frames' mappings carry the build-ids sysfs gives (a fixture tree
+ * as $MEMTRACE_SYSFS): vmlinux's, memtrace_leaker's; a module without
+ * notes gets none, and the profile is written all the same.
+ */
+static void test_pprof_build_ids(const char *dir, struct rendered *r)
+{
+	char sys[128], path[256], cmd[512], *out;
+	struct mt_err err;
+	int st;
+
+	snprintf(sys, sizeof(sys), "%s/sys", dir);
+	run_quiet("mkdir -p %s/kernel %s/module/memtrace_leaker/notes", sys, sys);
+	snprintf(path, sizeof(path), "%s/kernel/notes", sys);
+	write_build_id_note(path, 0x10);
+	snprintf(path, sizeof(path), "%s/module/memtrace_leaker/notes/.note.gnu.build-id", sys);
+	write_build_id_note(path, 0xa0);
+	setenv("MEMTRACE_SYSFS", sys, 1);
+	snprintf(path, sizeof(path), "%s/kernel.pb.gz", dir);
+	st = fmt_write_file(path, &r->model, fmt_pprof, &err);
+	unsetenv("MEMTRACE_SYSFS");
+	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -raw -symbolize=none %s 2>&1", dir, path);
+	st = st ? st : run(cmd, &out);
+	check(st == 0 && strstr(out, " kernel 101112131415161718191a1b1c1d1e1f20212223 [FN]\n") &&
+	      strstr(out, " memtrace_leaker a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 [FN]\n"),
+	      "formats: go tool pprof reads kernel mappings' build-ids: vmlinux's and a "
+	      "module's, as sysfs's notes give them");
+	if (st || !strstr(out, "a0a1a2a3"))
+		diag("%s", st ? err.msg : out);
+	if (!st)
+		free(out);
+}
+
 static void test_pprof(void)
 {
 	char dir[64], path[128], cmd[512], *out;
@@ -370,6 +420,7 @@ static void test_pprof(void)
 	if (st || !strstr(out, "of 11 total"))
 		diag("%s", out);
 	free(out);
+	test_pprof_build_ids(dir, &r);
 	release(&r);
 	remove_tree(dir);
 }
