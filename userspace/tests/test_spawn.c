@@ -309,7 +309,7 @@ static void test_finish_detaches(void)
 	if (next_event(s, &ev, 20))
 		spawn_release(s, ev.pid);
 	spawn_finish(s);
-	check(wait_state(pid, "S", 50), "after spawn_finish the command runs on, untraced (%c)",
+	check(wait_state(pid, "SR", 50), "after spawn_finish the command runs on, untraced (%c)",
 	      state_of(pid));
 	kill(pid, SIGTERM);
 	check(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
