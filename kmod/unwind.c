@@ -248,12 +248,27 @@ void mt_unwind_snapshot(struct memtrace_unwind_stats *st)
 
 /* ---- the walk (inside the hook guard: no sleeping) -------------------- */
 
-/* The last mapping looked up: a stack's frames mostly lie in a few objects. */
+/* A mapping looked up: its range, where it lies in its file, its table. */
 struct mt_unwind_map {
 	unsigned long start, end;	/* the vma's range */
 	u64 pgoff_bytes;		/* file offset of start */
 	const struct mt_unwind_table *table;	/* NULL: a file with no table */
 	bool file;			/* a file mapping at all */
+};
+
+/*
+ * The mappings a walk looked up last.  A stack's frames lie in a few
+ * objects, but it goes back and forth between them (malloc in libc, the
+ * program, libc's start-up code, the program's _start): one entry would
+ * look each change up again, with find_vma() and the file's table.
+ * Valid for one walk only: the mm is read-locked for its length.
+ */
+#define MT_UNWIND_MAPS	4
+
+struct mt_unwind_maps {
+	struct mt_unwind_map map[MT_UNWIND_MAPS];	/* the first nr are valid */
+	unsigned int nr;
+	unsigned int last;	/* the entry that held the last PC: tried first */
 };
 
 enum mt_unwind_where { MT_UNW_UNMAPPED, MT_UNW_NO_TABLE, MT_UNW_ROW };
@@ -269,27 +284,43 @@ static const struct mt_unwind_table *mt_unwind_table_of(const struct inode *inod
 	return NULL;
 }
 
-static enum mt_unwind_where mt_unwind_lookup(struct mm_struct *mm, struct mt_unwind_map *map,
+static enum mt_unwind_where mt_unwind_lookup(struct mm_struct *mm, struct mt_unwind_maps *maps,
 					     unsigned long pc,
 					     const struct memtrace_unwind_row **row)
 {
+	struct mt_unwind_map *map;
+	struct vm_area_struct *vma;
+	unsigned int i;
 	u64 off;
 
 	if (!mm)
 		return MT_UNW_NO_TABLE;
-	if (pc < map->start || pc >= map->end) {
-		struct vm_area_struct *vma = find_vma(mm, pc);
-
-		if (!vma || vma->vm_start > pc) {
-			map->start = map->end = 0;
-			return MT_UNW_UNMAPPED;
+	/* Consecutive frames mostly lie in one object: the last entry first. */
+	map = &maps->map[maps->last];
+	if (maps->nr && pc >= map->start && pc < map->end)
+		goto found;
+	for (i = 0; i < maps->nr; i++) {
+		map = &maps->map[i];
+		if (pc >= map->start && pc < map->end) {
+			maps->last = i;
+			goto found;
 		}
-		map->start = vma->vm_start;
-		map->end = vma->vm_end;
-		map->pgoff_bytes = (u64)vma->vm_pgoff << PAGE_SHIFT;
-		map->file = vma->vm_file;
-		map->table = vma->vm_file ? mt_unwind_table_of(file_inode(vma->vm_file)) : NULL;
 	}
+	vma = find_vma(mm, pc);
+	if (!vma || vma->vm_start > pc)
+		return MT_UNW_UNMAPPED;
+	/* A free entry, else the one after the last used. */
+	if (maps->nr < MT_UNWIND_MAPS)
+		maps->last = maps->nr++;
+	else
+		maps->last = (maps->last + 1) % MT_UNWIND_MAPS;
+	map = &maps->map[maps->last];
+	map->start = vma->vm_start;
+	map->end = vma->vm_end;
+	map->pgoff_bytes = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	map->file = vma->vm_file;
+	map->table = vma->vm_file ? mt_unwind_table_of(file_inode(vma->vm_file)) : NULL;
+found:
 	if (!map->file)
 		return MT_UNW_UNMAPPED;
 	if (!map->table)
@@ -319,17 +350,19 @@ unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_
 	unsigned long pc = instruction_pointer(regs);
 	unsigned long sp = user_stack_pointer(regs);
 	unsigned long bp = frame_pointer(regs);
-	struct mt_unwind_map map = { };
+	struct mt_unwind_maps maps;	/* not zeroed: a walk by frame pointers never uses it */
 	unsigned int nr = 0, signals = 0;
 	bool exact = true;	/* pc is not a return address: look it up as is */
 
+	maps.nr = 0;
+	maps.last = 0;
 	*faulted = false;
 	while (nr < max) {
 		const struct memtrace_unwind_row *row = NULL;
 		enum mt_unwind_where where;
 		unsigned long cfa, ra;
 
-		where = mt_unwind_lookup(mm, &map, exact ? pc : pc - 1, &row);
+		where = mt_unwind_lookup(mm, &maps, exact ? pc : pc - 1, &row);
 		if (where == MT_UNW_ROW && row->cfa_reg == MEMTRACE_UNW_CFA_NONE)
 			where = MT_UNW_NO_TABLE;
 		if (where == MT_UNW_ROW) {
