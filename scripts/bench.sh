@@ -234,18 +234,25 @@ wwhere=$(awk -v f15="$(val user-insn-unwind-fp-d15)" -v f40="$(val user-insn-unw
 	pf = ((f40 - b40) - (f15 - b15)) / 25; pc = ((c40 - b40) - (c15 - b15)) / 25
 	printf "Per frame (the 40-deep walk less the 15-deep one, over the 25 frames\n"
 	printf "between): %.0f instructions by frame pointers (one 16-byte\n", pf
-	printf "copy_from_user_nofault()), %.0f by unwind tables (a binary search\n", pc
-	printf "of the object'"'"'s rows, then one 8-byte read of the return address).\n"
-	printf "Fixed, a walk by tables: %.0f (the mm read lock and its release, and\n", (c15 - b15) - 17 * pc
-	printf "each change of mapping along the stack: find_vma() and the table\n"
-	printf "of its file; this stack changes mapping four times: malloc in libc,\n"
-	printf "the program, libc'"'"'s start-up, _start; and the longer searches of\n"
-	printf "libc'"'"'s three frames); by frame pointers %.0f\n", (f15 - b15) - 15 * pf
-	printf "(the 15-deep walk: 18 frames by tables, 16 by frame pointers, one of\n"
-	printf "them the one-frame row'"'"'s).\n"
+	printf "copy_from_user_nofault()), %.0f by unwind tables (the object'"'"'s\n", pc
+	printf "bucket of 1 KiB, a binary search of the rows it spans, then one 8-byte\n"
+	printf "read of the return address).\n"
+	printf "Fixed, a walk by tables: %.0f; by frame pointers %.0f (the 15-deep\n", (c15 - b15) - 17 * pc, (f15 - b15) - 15 * pf
+	printf "walk: 18 frames by tables, 16 by frame pointers, one of them the\n"
+	printf "one-frame row'"'"'s). The fixed part, measured on 2026-11-24 by doing\n"
+	printf "each piece twice, or not at all, under icount: a find_vma() and the\n"
+	printf "table of its file for each object the stack passes through (some 290\n"
+	printf "each; libc and the program here: a walk remembers four mappings),\n"
+	printf "the mm read lock and its release (some 60), and libc'"'"'s three frames,\n"
+	printf "whose rows are searched in a larger table.\n"
 	printf "Of the fixed part, a one-frame stack by tables (--stack-depth 1\n"
 	printf "--unwind=cfi: the mm lock, and malloc'"'"'s frame found in libc'"'"'s table\n"
-	printf "of some 28000 rows) costs %d more than by frame pointers.\n", bc15 - b15 }')
+	printf "of some 28000 rows) costs %d more than by frame pointers.\n", bc15 - b15
+	printf "Left to cut: the find_vma()s, which a cache kept from one walk to the\n"
+	printf "next could spare only with a way to tell that the mappings did not\n"
+	printf "change (mm_lock_seq, on kernels with per-VMA locks, 6.4 on); and per\n"
+	printf "frame the read itself, copy_from_user_nofault(), most of either walk'"'"'s\n"
+	printf "cost a frame.\n" }')
 # The tables' memory for a program linking 20 libraries (unwind-pairs.sh).
 mtable=$(
 	echo "| tests/progs/manylibs (20 Debian libraries linked) | |"
@@ -419,8 +426,9 @@ otable=$(
 	echo "libstdc++, libgcc_s, libprofiler, libunwind (3), liblzma, libmvec) and"
 	echo "the libraries they bring: the bytes memtrace-read hands the module, 16"
 	echo "a row (\`memtrace-read -v\` says each table's size; the module keeps"
-	echo "them as they are, shared by build id, bounded by unwind_table_mb,"
-	echo "64 MiB by default)."
+	echo "them, shared by build id, with an index of 4 bytes per KiB of each"
+	echo "object's code, the two bounded by unwind_table_mb, 64 MiB by default:"
+	echo "its own count, index included, is the Unwind: line below)."
 	echo
 	echo "$mtable"
 	echo
