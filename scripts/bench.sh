@@ -2,8 +2,9 @@
 # make bench: boot a Debian kernel guest once, measure the cost of a
 # kmalloc+kfree pair (tests/bench/kernel-pairs.sh) and of a user program's
 # malloc+free pair (tests/bench/user-pairs.sh) untraced, under an empty
-# probe (the floor) and under memtrace, of an mmap and a page fault
-# under --mmap and --faults (tests/bench/growth-pairs.sh), and what -t
+# probe (the floor) and under memtrace, with stacks walked by unwind tables
+# and by frame pointers (tests/bench/unwind-pairs.sh), of an mmap and a page
+# fault under --mmap and --faults (tests/bench/growth-pairs.sh), and what -t
 # loses at a known rate (tests/bench/trace-pairs.sh), print tables
 # and write them to docs/benchmarks.md.  Benchmarks report; they never fail on a number.
 set -euo pipefail
@@ -47,14 +48,17 @@ tests/guest/run-guest.sh --kernel "/boot/vmlinuz-$kver" --label bench \
 	--ko-dir "build/kmod-$kver" --ko-dir "build/testkmod-$kver" \
 	--bin-dir build/user --bin-dir build/progs --scripts 'tests/bench/*-pairs.sh' \
 	--append tsc=reliable --timeout 1200 | tee -a "$out"
-# User pairs in instructions (tests/bench/user-pairs.sh): a boot of their
-# own, one vCPU under -icount shift=0,sleep=off (the guest clock advances
-# 1 ns per instruction); mtbench=icount tells the script its unit.
+# User pairs in instructions (tests/bench/user-pairs.sh), and with stacks
+# 5, 15 and 40 deep by frame pointers and by unwind tables
+# (tests/bench/unwind-pairs.sh): a boot of their own, one vCPU under
+# -icount shift=0,sleep=off (the guest clock advances 1 ns per
+# instruction); mtbench=icount tells the scripts their unit.
 RUN_GUEST_QEMU_ARGS='-icount shift=0,sleep=off -smp 1,sockets=1' \
 	tests/guest/run-guest.sh --kernel "/boot/vmlinuz-$kver" --label bench-user \
 	--ko-dir "build/kmod-$kver" --ko-dir "build/testkmod-$kver" \
 	--bin-dir build/user --bin-dir build/progs --scripts tests/bench/user-pairs.sh \
-	--append "tsc=reliable mtbench=icount" --timeout 1200 | tee -a "$out" ||
+	--scripts tests/bench/unwind-pairs.sh \
+	--append "tsc=reliable mtbench=icount" --timeout 1800 | tee -a "$out" ||
 	echo "bench: the user-pairs icount guest reported failures (see above)" >&2
 # Scale (tests/bench/scale.sh): a boot of its own, with memory for 16M
 # live 32-byte objects (512 MiB) and their index entries.  A failure there
@@ -70,6 +74,7 @@ fi
 fi
 
 val() { sed -n "s/^# BENCH $1 //p" "$out" | head -n1; }
+sv() { local v; v=$(val "$1"); echo "${v:-?}"; }
 
 # row LABEL NS [PLAIN FLOOR [TARGET [floor]]]: a table row: NS, its cost
 # added to PLAIN's and that as a multiple of the FLOOR's added cost; with
@@ -194,6 +199,69 @@ uwhere=$(awk -v p="$(val user-insn-untraced)" -v f="$(val user-insn-floor)" \
 	printf "search per frame: glibc'"'"'s frames, which have no frame pointers) %d.\n", mf - fp
 	printf "The last is the largest share left: a memo of the last stack per\n"
 	printf "thread (checked by re-reading the words the walk read) would take it out.\n" }')
+# User stacks by unwind tables against frame pointers (tests/bench/unwind-pairs.sh,
+# the icount boot): instructions per pair, and the walk's own share (less
+# the one-frame stack's row).  Target (issue 16): CFI <= 2x FP a pair.
+wrow() {	# wrow DEPTH
+	awk -v d="$1" -v p="$(val "user-insn-unwind-untraced-d$1")" \
+	    -v d1="$(val "user-insn-unwind-d1-d$1")" -v fp="$(val "user-insn-unwind-fp-d$1")" \
+	    -v cfi="$(val "user-insn-unwind-cfi-d$1")" -v cf="$(val "user-insn-unwind-cfi-fpcode-d$1")" \
+	    -v ns_fp="$(val "user-ns-unwind-fp-d$1")" -v ns_cfi="$(val "user-ns-unwind-cfi-d$1")" '
+	function v(x) { return x == "" ? "?" : x }
+	BEGIN {
+		r = fp > 0 && cfi != "" ? cfi / fp : -1
+		met = r < 0 ? "?" : (r <= 2 ? "met" : "not met")
+		wf = fp != "" && d1 != "" ? fp - d1 : ""
+		wc = cfi != "" && d1 != "" ? cfi - d1 : ""
+		rs = r < 0 ? "?" : sprintf("%.2fx", r)
+		ws = (wf != "" && wf > 0 && wc != "") ? sprintf("%.2fx", wc / wf) : "?"
+		ns = (ns_fp == "" || ns_cfi == "") ? "?" : sprintf("%.2fx", ns_cfi / ns_fp)
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d, v(p), v(d1),
+		    v(fp), v(cfi), v(cf), rs, met, v(wf), v(wc), ws, ns }'
+}
+wtable=$(
+	echo "| frames (program's) | untraced | memtrace, 1-frame stack | FP | CFI | CFI on FP code | CFI / FP | target <= 2x | walk: FP | walk: CFI | walk: CFI / FP | TCG ns: CFI / FP |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for d in 5 15 40; do wrow $d; done
+)
+# Where the walk's instructions go, from the rows above: a straight line
+# through the 15- and 40-deep walks (frames from the module's counts).
+wwhere=$(awk -v f15="$(val user-insn-unwind-fp-d15)" -v f40="$(val user-insn-unwind-fp-d40)" \
+	-v c15="$(val user-insn-unwind-cfi-d15)" -v c40="$(val user-insn-unwind-cfi-d40)" \
+	-v b15="$(val user-insn-unwind-d1-d15)" -v b40="$(val user-insn-unwind-d1-d40)" \
+	-v bc15="$(val user-insn-unwind-d1-cfi-d15)" 'BEGIN {
+	if (f15 == "" || f40 == "" || c15 == "" || c40 == "" || b15 == "" || b40 == "" || bc15 == "")
+		exit
+	pf = ((f40 - b40) - (f15 - b15)) / 25; pc = ((c40 - b40) - (c15 - b15)) / 25
+	printf "Per frame (the 40-deep walk less the 15-deep one, over the 25 frames\n"
+	printf "between): %.0f instructions by frame pointers (one 16-byte\n", pf
+	printf "copy_from_user_nofault()), %.0f by unwind tables (the object'"'"'s\n", pc
+	printf "bucket of 1 KiB, a binary search of the rows it spans, then one 8-byte\n"
+	printf "read of the return address).\n"
+	printf "Fixed, a walk by tables: %.0f; by frame pointers %.0f (the 15-deep\n", (c15 - b15) - 17 * pc, (f15 - b15) - 15 * pf
+	printf "walk: 18 frames by tables, 16 by frame pointers, one of them the\n"
+	printf "one-frame row'"'"'s). The fixed part, measured on 2026-11-24 by doing\n"
+	printf "each piece twice, or not at all, under icount: a find_vma() and the\n"
+	printf "table of its file for each object the stack passes through (some 290\n"
+	printf "each; libc and the program here: a walk remembers four mappings),\n"
+	printf "the mm read lock and its release (some 60), and libc'"'"'s three frames,\n"
+	printf "whose rows are searched in a larger table.\n"
+	printf "Of the fixed part, a one-frame stack by tables (--stack-depth 1\n"
+	printf "--unwind=cfi: the mm lock, and malloc'"'"'s frame found in libc'"'"'s table\n"
+	printf "of some 28000 rows) costs %d more than by frame pointers.\n", bc15 - b15
+	printf "Left to cut: the find_vma()s, which a cache kept from one walk to the\n"
+	printf "next could spare only with a way to tell that the mappings did not\n"
+	printf "change (mm_lock_seq, on kernels with per-VMA locks, 6.4 on); and per\n"
+	printf "frame the read itself, copy_from_user_nofault(), most of either walk'"'"'s\n"
+	printf "cost a frame.\n" }')
+# The tables' memory for a program linking 20 libraries (unwind-pairs.sh).
+mtable=$(
+	echo "| tests/progs/manylibs (20 Debian libraries linked) | |"
+	echo "|---|---|"
+	echo "| objects given a table | $(sv user-unwind-tables-manylibs-count) |"
+	echo "| rows | $(sv user-unwind-tables-manylibs-rows) |"
+	echo "| bytes handed to the module | $(sv user-unwind-tables-manylibs-bytes) |"
+)
 # Scale: one column per live count, "skipped" for a count left out for time.
 M1=1048576 M4=4194304 M16=16777216
 scale_cell() {	# scale_cell N KEY
@@ -225,7 +293,6 @@ stable=$(
 	srow "dropped: all reasons" lost "0" \
 		'printf("%s", (x == 0 ? "met" : x " dropped"))'
 )
-sv() { local v; v=$(val "$1"); echo "${v:-?}"; }
 rep_ms=$(sv scale-stacks-report-ms) evs=$(sv scale-trace-events-per-s)
 otable=$(
 	echo "| | measured | target | gap |"
@@ -328,7 +395,48 @@ otable=$(
 	echo "$uwhere"
 	echo
 	echo '```'
-	grep '^# BENCHINFO user' "$out" | sed 's/^# BENCHINFO //'
+	# The unwind runs have a section of their own, below.
+	awk '/^# BENCHINFO user/ && !/^# BENCHINFO user-((insn|ns)-)?unwind/ {
+		sub(/^# BENCHINFO /, ""); print }' "$out"
+	echo '```'
+	echo
+	echo "## User stacks: unwind tables against frame pointers"
+	echo
+	echo "tests/progs/unwindbench.c makes its malloc(32)+free pairs DEPTH calls"
+	echo "below main (the program's frames: main, DEPTH - 2 recursive calls, the"
+	echo "loop) and times them as mallocbench does, under \`memtrace-read -c\` in"
+	echo "the icount boot above (tests/bench/unwind-pairs.sh; instructions per"
+	echo "pair, the median of 3 runs, listed below). FP: built"
+	echo "with frame pointers, --unwind=fp (the walk stops at main: glibc's start-up"
+	echo "code keeps none). CFI: built without them, as Debian builds, --unwind=cfi"
+	echo "(tables for the program, libc and ld.so; the walk goes on to _start, 2-3"
+	echo "frames more). CFI on FP code: the FP build walked by its tables (its"
+	echo "rows restore rbp from the stack: one read more a frame). Target (issue"
+	echo "16): a full CFI stack costs no more than 2x a frame-pointer stack of the"
+	echo "same depth, per allocation. The walk columns take the one-frame row"
+	echo "(--stack-depth 1 --unwind=fp: everything but the walk) away: the walk's"
+	echo "own cost, which the per-allocation target does not bound."
+	echo
+	echo "$wtable"
+	echo
+	echo "$wwhere"
+	echo
+	echo "The tables' memory, for a program that links 20 of Debian's libraries"
+	echo "(tests/progs/manylibs.c: libssl, libcrypto, libdw, libelf, libcap,"
+	echo "libz, libjansson, libcapstone, libprotobuf-c, libm, libcrypt, libresolv,"
+	echo "libstdc++, libgcc_s, libprofiler, libunwind (3), liblzma, libmvec) and"
+	echo "the libraries they bring: the bytes memtrace-read hands the module, 16"
+	echo "a row (\`memtrace-read -v\` says each table's size; the module keeps"
+	echo "them, shared by build id, with an index of 4 bytes per KiB of each"
+	echo "object's code, the two bounded by unwind_table_mb, 64 MiB by default:"
+	echo "its own count, index included, is the Unwind: line below)."
+	echo
+	echo "$mtable"
+	echo
+	echo '```'
+	# Both boots list the same tables: once.
+	awk '/^# BENCHINFO user-((insn|ns)-)?unwind/ && !seen[$0]++ {
+		sub(/^# BENCHINFO /, ""); print }' "$out"
 	echo '```'
 	echo
 	echo "## Scale"
@@ -462,6 +570,10 @@ echo
 echo "$table"
 echo
 echo "$utable"
+echo
+echo "$wtable"
+echo
+echo "$mtable"
 echo
 echo "$gtable"
 echo

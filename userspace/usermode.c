@@ -47,7 +47,7 @@ struct usermode {
 	int unwind;			/* MT_UNWIND_* */
 	int returns;			/* MT_RETURNS_* */
 	bool sites;			/* the module takes return sites */
-	bool verbose;			/* -v: say which way each allocator's returns are seen */
+	bool verbose;			/* -v: how each allocator's returns are seen, each table's size */
 	struct {
 		dev_t dev;
 		ino_t ino;
@@ -394,17 +394,27 @@ static int unwind_object(struct usermode *um, struct mt_device *d, const struct 
 	id_len = unwtab_build_id(m->open_path, id);
 	if (loaded_before(um, id, id_len)) {
 		ret = device_add_unwind_table(d, fd, NULL, 0, id, id_len, err);
+		if (!ret && um->verbose)
+			fprintf(stderr, "memtrace-read: unwind table of %s: shared by build id, "
+				"0 bytes more\n", m->path);
 		goto out;
 	}
 	if (unwtab_build(m->open_path, &t, &ignored))
 		goto out;
 	if (um->unwind == MT_UNWIND_CFI || !unwtab_has_frame_pointers(&t)) {
 		ret = device_add_unwind_table(d, fd, t.rows, t.nr, t.build_id, t.build_id_len, err);
+		/* The bytes the module keeps for it: tests/bench/unwind-pairs.sh sums them. */
+		if (!ret && um->verbose)
+			fprintf(stderr, "memtrace-read: unwind table of %s: %zu rows, %zu bytes\n",
+				m->path, t.nr, t.nr * sizeof(t.rows[0]));
 		if (!ret && t.build_id_len && um->nr_loaded < MAX_UNWOUND) {
 			memcpy(um->loaded[um->nr_loaded].id, t.build_id, t.build_id_len);
 			um->loaded[um->nr_loaded].len = t.build_id_len;
 			um->nr_loaded++;
 		}
+	} else if (um->verbose) {
+		fprintf(stderr, "memtrace-read: unwind table of %s: none (--unwind=auto: its "
+			"code keeps frame pointers)\n", m->path);
 	}
 	unwtab_free(&t);
 out:

@@ -2,7 +2,8 @@
 /*
  * KUnit suite of the user-stack unwind tables (unwind.c), linked into
  * memtrace_kunit.ko: the lookup of a file offset (against a linear
- * search, on every boundary), and the validation that refuses a reader's
+ * search, on every boundary; directly and through the buckets the walk
+ * uses), and the validation that refuses a reader's
  * corrupt table (unsorted, duplicated, out of the file, unknown rules,
  * offsets out of bounds or misaligned, non-zero padding, too many rows).
  */
@@ -74,6 +75,58 @@ static void mt_test_unwind_find_all(struct kunit *test)
 	}
 }
 
+/*
+ * The lookup through the buckets of 1 KiB (the walk's) against the linear
+ * one: rows denser and sparser than a bucket, a first row above offset 0,
+ * at each row's start and the byte before it, and at each bucket's edges.
+ */
+static void mt_test_unwind_find_indexed(struct kunit *test)
+{
+	static const u32 strides[] = { 1, 37, 1500, 9000 };
+	struct mt_unwind_table t = { };
+	struct memtrace_unwind_row *rows;
+	u32 nr, i, s, start, b;
+
+	rows = kunit_kcalloc(test, 300, sizeof(*rows), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	for (s = 0; s < ARRAY_SIZE(strides); s++) {
+		for (nr = 1; nr <= 300; nr += 23) {
+			for (i = 0, start = 5000; i < nr; i++)
+				rows[i] = mt_unw_rsp(start += strides[s] * (1 + (i * 7919) % 13), 8);
+			t.rows = rows;
+			t.nr_rows = nr;
+			t.nr_buckets = mt_unwind_nr_buckets(rows, nr);
+			t.bucket = kunit_kcalloc(test, t.nr_buckets, sizeof(u32), GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, t.bucket);
+			mt_unwind_index(rows, nr, t.bucket, t.nr_buckets);
+			for (i = 0; i < nr; i++) {
+				u64 off = rows[i].start;
+
+				KUNIT_EXPECT_PTR_EQ(test, mt_unwind_find_indexed(&t, off),
+						    mt_unw_linear(rows, nr, off));
+				KUNIT_EXPECT_PTR_EQ(test, mt_unwind_find_indexed(&t, off - 1),
+						    mt_unw_linear(rows, nr, off - 1));
+			}
+			for (b = 0; b <= t.nr_buckets + 1; b++) {
+				u64 first = (u64)b << MT_UNWIND_BUCKET_SHIFT;
+
+				KUNIT_EXPECT_PTR_EQ(test, mt_unwind_find_indexed(&t, first),
+						    mt_unw_linear(rows, nr, first));
+				KUNIT_EXPECT_PTR_EQ(test, mt_unwind_find_indexed(&t, first + 1023),
+						    mt_unw_linear(rows, nr, first + 1023));
+			}
+			KUNIT_EXPECT_PTR_EQ(test, mt_unwind_find_indexed(&t, U32_MAX + 5ULL),
+					    &rows[nr - 1]);
+			kunit_kfree(test, t.bucket);
+			/* A table too small for an index: searched as it is. */
+			t.bucket = NULL;
+			KUNIT_EXPECT_PTR_EQ(test, mt_unwind_find_indexed(&t, rows[0].start - 1), NULL);
+			KUNIT_EXPECT_PTR_EQ(test, mt_unwind_find_indexed(&t, rows[nr - 1].start),
+					    &rows[nr - 1]);
+		}
+	}
+}
+
 /* Each corruption of a good table, alone, is refused. */
 static void mt_test_unwind_validate(struct kunit *test)
 {
@@ -116,6 +169,7 @@ static void mt_test_unwind_validate(struct kunit *test)
 static struct kunit_case mt_unwind_cases[] = {
 	KUNIT_CASE(mt_test_unwind_find),
 	KUNIT_CASE(mt_test_unwind_find_all),
+	KUNIT_CASE(mt_test_unwind_find_indexed),
 	KUNIT_CASE(mt_test_unwind_validate),
 	{}
 };
