@@ -4,6 +4,7 @@
  */
 #include <linux/cpumask.h>
 #include <linux/irqflags.h>
+#include <linux/kmemleak.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -68,6 +69,11 @@ struct mt_evring *mt_evring_create(u32 data_pages, struct mt_evwake *wake)
 		kfree(er);
 		return NULL;
 	}
+	/*
+	 * -t's records hold the addresses of live objects: kmemleak must not
+	 * take them for references (and miss the leaks it is the oracle for).
+	 */
+	kmemleak_no_scan(er->mem);
 	for (cpu = 0; cpu < er->nr_cpus; cpu++) {
 		u8 *base = (u8 *)er->mem + cpu * er->stride;
 

@@ -247,6 +247,8 @@ static void mt_evring_drop(void)
 	er = mt.evring;
 	mt.evring = NULL;
 	spin_unlock(&mt.evring_lock);
+	/* Every hook that could use it is detached by now. */
+	WRITE_ONCE(mt.filter.trace_er, NULL);
 	mt_evring_put(er);
 	if (mt.ev_pid_ns)
 		put_pid_ns(mt.ev_pid_ns);
@@ -513,9 +515,9 @@ int mt_configure(const struct memtrace_config *cfg)
 
 /*
  * Data pages of each CPU's event ring: as the reader asked, else room for
- * the trace records it asked for (or the default) spread over the CPUs
- * online, as much memory as the single trace ring would take, else the
- * module's default.
+ * the trace records it asked for (or the default) spread over the rings,
+ * one for each possible CPU (mt_evring_create), as much memory as the
+ * single trace ring would take, else the module's default.
  */
 static u32 mt_evring_pages(const struct memtrace_config *cfg, bool trace_er)
 {
@@ -526,7 +528,7 @@ static u32 mt_evring_pages(const struct memtrace_config *cfg, bool trace_er)
 		return cfg->evring_pages;
 	if (!trace_er)
 		return evring_pages;
-	bytes = (u64)DIV_ROUND_UP(records, num_online_cpus()) * sizeof(struct memtrace_ev_trace);
+	bytes = (u64)DIV_ROUND_UP(records, nr_cpu_ids) * sizeof(struct memtrace_ev_trace);
 	return max_t(u64, evring_pages, DIV_ROUND_UP_ULL(bytes, PAGE_SIZE));
 }
 

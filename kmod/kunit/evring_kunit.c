@@ -144,7 +144,9 @@ static void mt_test_evring_wrap_full(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, lost_before, (u64)round + 1);
 		KUNIT_EXPECT_LE(test, mt_evring_pending(er, cpu), (u64)PAGE_SIZE);
 		n = mt_ev_drain(er, cpu, seqs, ARRAY_SIZE(seqs));
-		KUNIT_ASSERT_GT(test, n, 0);
+		KUNIT_EXPECT_GT(test, n, 0);
+		if (n <= 0)
+			break;
 		for (i = 0; i < n; i++)
 			KUNIT_EXPECT_EQ(test, seqs[i], want + i);
 		want += n;
@@ -258,7 +260,10 @@ static void mt_test_evring_trace(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ(test, READ_ONCE(er->cpus[cpu].meta->lost), dropped);
 		n = mt_ev_drain_trace(er, cpu, &next);
-		KUNIT_ASSERT_GE(test, n, (int)(PAGE_SIZE / sizeof(struct memtrace_ev_trace)) - 1);
+		/* No ASSERT between get_cpu() and put_cpu(): it would not return. */
+		KUNIT_EXPECT_GE(test, n, (int)(PAGE_SIZE / sizeof(struct memtrace_ev_trace)) - 1);
+		if (n < 0)
+			break;
 		read += n;
 		KUNIT_EXPECT_EQ(test, next, seq);
 		KUNIT_EXPECT_EQ(test, produced, read + READ_ONCE(er->cpus[cpu].meta->lost));

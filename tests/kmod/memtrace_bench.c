@@ -142,7 +142,7 @@ static u64 bench_paced(void)
 		u64 due = t0 + div_u64((u64)i * 2 * NSEC_PER_SEC, rate);
 
 		while (ktime_get_ns() < due)
-			cpu_relax();
+			cond_resched();
 		bench_free(bench_alloc(size));
 		if (!(i & 1023))
 			cond_resched();

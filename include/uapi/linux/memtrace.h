@@ -194,7 +194,8 @@ struct memtrace_config {
  * CPU's drops are counted in its memtrace_evring_meta.lost (and in
  * memtrace_loss.trace_full).  Without it (an older reader), read(2) as
  * before.  Unless memtrace_config.evring_pages says otherwise, each CPU's
- * ring holds trace_records / (online CPUs) records.
+ * ring holds trace_records / (possible CPUs) records, rounded up to a
+ * power of two pages.
  */
 #define MEMTRACE_TRACEF_EVRING	(1U << 0)
 
