@@ -357,14 +357,21 @@ static unsigned int mt_kstack_unwind(unsigned long *top, unsigned long *frames,
 	return nr;
 }
 
+/* The stack word at base + off, as the memo compares it with a return address. */
+static __always_inline unsigned long mt_memo_word(unsigned long base, const u16 *off)
+{
+	return READ_ONCE_NOCHECK(*(const unsigned long *)(base + *off));
+}
+
 /*
  * Do the stack words at base + off[first..end) still hold the memo's
  * return addresses?  The offsets rise (mt_memo_frame()): when the first
- * and the last word are in the stack, all are.
+ * and the last word are in the stack, all are.  Four words a step, their
+ * differences or'ed: the loop is most of a memo hit's cost.
  */
-static noinline bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *slot,
-					      unsigned long base, unsigned long stack,
-					      unsigned int first, unsigned int end)
+static __always_inline bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *slot,
+						     unsigned long base, unsigned long stack,
+						     unsigned int first, unsigned int end)
 {
 	const u16 *off = &slot->off[first], *off_end = &slot->off[end];
 	const unsigned long *ip = &slot->ip[first];
@@ -374,19 +381,25 @@ static noinline bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *
 	if (!mt_in_stack(stack, base + off[0], sizeof(long)) ||
 	    !mt_in_stack(stack, base + off_end[-1], sizeof(long)))
 		return false;
-	/* Out of line, and by pointers: the loop the memo's cost is, in registers. */
+	for (; off_end - off >= 4; off += 4, ip += 4)
+		if ((mt_memo_word(base, off) ^ ip[0]) |
+		    (mt_memo_word(base, off + 1) ^ ip[1]) |
+		    (mt_memo_word(base, off + 2) ^ ip[2]) |
+		    (mt_memo_word(base, off + 3) ^ ip[3]))
+			return false;
 	for (; off < off_end; off++, ip++)
-		if (READ_ONCE_NOCHECK(*(const unsigned long *)(base + *off)) != *ip)
+		if (mt_memo_word(base, off) != *ip)
 			return false;
 	return true;
 }
 
 /*
  * Does the stack (the task's, at stack) still hold the memo's return
- * addresses where it had them?
+ * addresses where it had them?  Out of line: its loops keep their
+ * pointers in registers, which mt_kstack_id() has none left for.
  */
-static bool mt_kstack_memo_holds(const struct mt_kstack_memo_slot *slot,
-				 const unsigned long *top, unsigned long stack)
+static noinline bool mt_kstack_memo_holds(const struct mt_kstack_memo_slot *slot,
+					  const unsigned long *top, unsigned long stack)
 {
 	unsigned long base = (unsigned long)top;
 	unsigned int split = slot->bp_frame ?: slot->nr;
