@@ -129,7 +129,7 @@ static __always_inline u16 mt_slab_cache_id(struct mt_pcpu *c, struct kmem_cache
  * recorded or filtered by cache: it is the costly part of a hook that
  * samples.
  */
-static u16 mt_event_cache(struct mt_pcpu *c, struct mt_alloc_event *ev)
+static __always_inline u16 mt_event_cache(struct mt_pcpu *c, struct mt_alloc_event *ev)
 {
 	const struct mt_cache_name *cn;
 	struct kmem_cache *s;
@@ -516,7 +516,11 @@ static noinline void mt_kmalloc_large_pages(unsigned long addr)
 	mt_hook_exit(c, flags);
 }
 
-bool mt_record_alloc(struct mt_alloc_event *ev)
+/*
+ * mt_record_alloc(), inline in the slab probes: their event then lives in
+ * registers, not in a zeroed frame with a canary.
+ */
+static __always_inline bool __mt_record_alloc(struct mt_alloc_event *ev)
 {
 	const struct mt_filter *f = &mt.filter;
 	u16 cache_id = MEMTRACE_CACHE_NONE;
@@ -543,7 +547,14 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 		return false;
 	c->allocs_seen++;
 
-	if (unlikely(mt_is_self()) || (f->by_task && !mt_task_passes(f))) {
+	if (unlikely(mt_is_self())) {
+		c->filtered++;
+		goto done;
+	}
+	/* Every allocation recorded (full stacks): no filter to test. */
+	if (likely(!f->leaves_out))
+		goto record;
+	if (f->by_task && !mt_task_passes(f)) {
 		c->filtered++;
 		goto done;
 	}
@@ -565,10 +576,11 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 		c->filtered++;
 		goto done;
 	}
-	if (!sampled && f->leaves_out && !mt_sample(c, f, ev->bytes_alloc)) {
+	if (!sampled && !mt_sample(c, f, ev->bytes_alloc)) {
 		c->sampled_out++;
 		goto done;
 	}
+record:
 	if (!cache_known)
 		cache_id = mt_event_cache(c, ev);
 
@@ -598,6 +610,11 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 done:
 	mt_hook_exit(c, flags);
 	return recorded;
+}
+
+bool mt_record_alloc(struct mt_alloc_event *ev)
+{
+	return __mt_record_alloc(ev);
 }
 
 /* ---- frees ----------------------------------------------------------- */
@@ -655,10 +672,16 @@ static noinline void mt_record_kfree_guarded(unsigned long addr)
 	mt_hook_exit(c, flags);
 }
 
-void mt_record_kfree(unsigned long addr)
+/* Inline in the slab free probes: a sampled-out free is then no call. */
+static __always_inline void __mt_record_kfree(unsigned long addr)
 {
 	if (!mt_surely_untracked(addr, MT_NS_KVA))
 		mt_record_kfree_guarded(addr);
+}
+
+void mt_record_kfree(unsigned long addr)
+{
+	__mt_record_kfree(addr);
 }
 
 /*
@@ -968,7 +991,7 @@ static noinline void mt_probe_kmalloc_record(unsigned long call_site, const void
 		.gfp = gfp, .kind = MEMTRACE_KIND_KMALLOC, .fast = fast,
 	};
 
-	mt_record_alloc(&ev);
+	__mt_record_alloc(&ev);
 }
 
 /* Byte sampling's fast path, out of line: it calls, the probe need not save. */
@@ -1008,7 +1031,7 @@ static void mt_probe_kfree(void *data, unsigned long call_site, const void *ptr)
 {
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
-	mt_record_kfree((unsigned long)ptr);
+	__mt_record_kfree((unsigned long)ptr);
 }
 
 /* The kmem_cache_alloc probe past its fast path. */
@@ -1020,7 +1043,7 @@ static noinline void mt_probe_cache_alloc_record(unsigned long call_site, const 
 		.cache = s, .kind = MEMTRACE_KIND_CACHE, .fast = fast,
 	};
 
-	mt_record_alloc(&ev);
+	__mt_record_alloc(&ev);
 }
 
 static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
@@ -1043,7 +1066,7 @@ static void mt_probe_kmem_cache_free(void *data, unsigned long call_site,
 {
 	if (unlikely(!ptr))
 		return;
-	mt_record_kfree((unsigned long)ptr);
+	__mt_record_kfree((unsigned long)ptr);
 }
 
 /* Pages are keyed by PFN. */

@@ -423,6 +423,42 @@ static noinline bool mt_kstack_memo_holds(const struct mt_kstack_memo_slot *slot
 }
 
 /*
+ * mt_kstack_id() when no memo answered: unwind from top (the return
+ * address slot of mt_kstack_id(), still on the stack below this call),
+ * intern, and memoize the walk in pair if it can be one.  Out of line:
+ * its locals (a canary, and the zeroing of each) are no memo hit's cost.
+ */
+static noinline u32 mt_kstack_walk(struct mt_kstack *ks, unsigned long *frames,
+				   unsigned long call_site, unsigned int depth,
+				   unsigned long *top, struct mt_kstack_memo_slot *pair,
+				   struct mt_kstack_memo_slot *scratch, unsigned long key,
+				   u32 generation)
+{
+	struct mt_kstack_memo_slot *slot;
+	unsigned int nr;
+	bool memo_ok;
+	u32 id;
+
+	nr = mt_kstack_unwind(top, frames, depth + MT_KSTACK_SLACK, scratch, &memo_ok);
+	nr = mt_kstack_trim(ks, frames, nr, call_site, depth);
+	id = mt_stacktab_intern(ks->stacks, frames, nr);
+	if (scratch && memo_ok && id != MEMTRACE_STACK_NONE) {
+		/*
+		 * Into an empty slot, else one chosen by the stack depth; a walk
+		 * that cannot be a memo leaves both as they were.
+		 */
+		slot = !pair[0].nr ? &pair[0] : !pair[1].nr ? &pair[1] :
+		       &pair[((unsigned long)top >> 4) & 1];
+		scratch->depth = depth;
+		scratch->stack_id = id;
+		scratch->generation = generation;
+		scratch->key = key;
+		*slot = *scratch;
+	}
+	return id;
+}
+
+/*
  * Not inlined: the memo's offsets are from this function's own return
  * address slot, which its frame address finds on every path.
  */
@@ -433,9 +469,8 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 	unsigned long *top = (unsigned long *)__builtin_frame_address(0) + 1;
 	unsigned long stack = (unsigned long)task_stack_page(current);
 	struct mt_kstack_memo_slot *pair = NULL, *slot, *scratch = NULL;
-	unsigned int nr, way;
-	bool memo_ok;
-	u32 id, generation = atomic_read(&ks->generation);
+	unsigned int way;
+	u32 generation = atomic_read(&ks->generation);
 	/*
 	 * Memos are found by call site; page allocations name none, and are
 	 * told apart by stack depth instead (an offset in the stack, which no
@@ -461,24 +496,8 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 			}
 		}
 	}
-
-	nr = mt_kstack_unwind(top, frames, depth + MT_KSTACK_SLACK, scratch, &memo_ok);
-	nr = mt_kstack_trim(ks, frames, nr, call_site, depth);
-	id = mt_stacktab_intern(ks->stacks, frames, nr);
-	if (scratch && memo_ok && id != MEMTRACE_STACK_NONE) {
-		/*
-		 * Into an empty slot, else one chosen by the stack depth; a walk
-		 * that cannot be a memo leaves both as they were.
-		 */
-		slot = !pair[0].nr ? &pair[0] : !pair[1].nr ? &pair[1] :
-		       &pair[((unsigned long)top >> 4) & 1];
-		scratch->depth = depth;
-		scratch->stack_id = id;
-		scratch->generation = generation;
-		scratch->key = key;
-		*slot = *scratch;
-	}
-	return id;
+	return mt_kstack_walk(ks, frames, call_site, depth, top, pair, scratch, key,
+			      generation);
 }
 
 #else /* !MT_HAVE_KSTACK_MEMO */
