@@ -71,17 +71,12 @@ u16 mt_current_comm(struct mt_pcpu *c)
 	return c->last_comm_id;
 }
 
-/* The id of slab cache s, interned on first sight; *object_size its size. */
-static u16 mt_slab_cache_id(struct mt_pcpu *c, struct kmem_cache *s, u32 *object_size)
+/* mt_slab_cache_id() for a cache other than this CPU's last one. */
+static noinline u16 mt_slab_cache_id_slow(struct mt_pcpu *c, struct kmem_cache *s, int gen)
 {
-	int gen = atomic_read(&mt.names.generation);
 	const struct mt_cache_name *cn;
 	u16 id;
 
-	if (c->last_cache.key == (unsigned long)s && c->last_cache.generation == gen) {
-		*object_size = c->last_cache.object_size;
-		return c->last_cache.id;
-	}
 	id = mt_cache_lookup(&mt.names, (unsigned long)s);
 	if (unlikely(!id)) {
 		char fallback[MEMTRACE_NAME_LEN];
@@ -96,11 +91,31 @@ static u16 mt_slab_cache_id(struct mt_pcpu *c, struct kmem_cache *s, u32 *object
 				     kmem_cache_size(s));
 	}
 	cn = mt_cache_get(&mt.names, id);
-	*object_size = cn ? cn->object_size : kmem_cache_size(s);
+	/* The object size is the caller's from last_cache, id or not. */
 	c->last_cache.key = id ? (unsigned long)s : 0;
 	c->last_cache.generation = gen;
 	c->last_cache.id = id;
-	c->last_cache.object_size = *object_size;
+	c->last_cache.object_size = cn ? cn->object_size : kmem_cache_size(s);
+	return id;
+}
+
+/*
+ * The id of slab cache s, interned on first sight; *object_size its size.
+ * Inline, the lookup out of line: most allocations on a CPU come from the
+ * cache of the one before, and that answer costs a few loads.
+ */
+static __always_inline u16 mt_slab_cache_id(struct mt_pcpu *c, struct kmem_cache *s,
+					    u32 *object_size)
+{
+	int gen = atomic_read(&mt.names.generation);
+	u16 id;
+
+	if (likely(c->last_cache.key == (unsigned long)s &&
+		   c->last_cache.generation == gen))
+		id = c->last_cache.id;
+	else
+		id = mt_slab_cache_id_slow(c, s, gen);
+	*object_size = c->last_cache.object_size;
 	return id;
 }
 
@@ -114,7 +129,7 @@ static u16 mt_slab_cache_id(struct mt_pcpu *c, struct kmem_cache *s, u32 *object
  * recorded or filtered by cache: it is the costly part of a hook that
  * samples.
  */
-static u16 mt_event_cache(struct mt_pcpu *c, struct mt_alloc_event *ev)
+static __always_inline u16 mt_event_cache(struct mt_pcpu *c, struct mt_alloc_event *ev)
 {
 	const struct mt_cache_name *cn;
 	struct kmem_cache *s;
@@ -144,31 +159,6 @@ static u16 mt_event_cache(struct mt_pcpu *c, struct mt_alloc_event *ev)
 	default:
 		return MEMTRACE_CACHE_NONE;
 	}
-}
-
-struct mt_pcpu *mt_hook_enter(unsigned long *flags)
-{
-	struct mt_pcpu *c;
-
-	if (unlikely(mt_in_nmi())) {
-		this_cpu_inc(mt.pcpu->loss.nmi);
-		return NULL;
-	}
-	local_irq_save(*flags);
-	c = this_cpu_ptr(mt.pcpu);
-	if (unlikely(c->busy)) {
-		c->loss.recursion++;
-		local_irq_restore(*flags);
-		return NULL;
-	}
-	c->busy = 1;
-	return c;
-}
-
-void mt_hook_exit(struct mt_pcpu *c, unsigned long flags)
-{
-	c->busy = 0;
-	local_irq_restore(flags);
 }
 
 /* memtrace's own allocations: under mt_lock(), or the live index's growing. */
@@ -338,15 +328,13 @@ static void mt_account_removed(struct mt_pcpu *c, const struct mt_live *e)
 /* Index e; false when the index is full.  A stale entry is a missed free. */
 static bool mt_index(struct mt_pcpu *c, const struct mt_live *e)
 {
-	struct mt_live old;
-
-	switch (mt_livetab_insert(&mt.live, e, &old)) {
+	switch (mt_livetab_insert(&mt.live, e, &c->old)) {
 	case MT_LIVE_FULL:
 		c->loss.live_full++;
 		return false;
 	case MT_LIVE_REPLACED:
 		c->loss.missed_free++;
-		mt_stat_free(c, &old);
+		mt_stat_free(c, &c->old);
 		break;
 	case MT_LIVE_ADDED:
 		break;
@@ -370,15 +358,19 @@ void mt_account_alloc(struct mt_pcpu *c, struct mt_live *e)
 	mt_stat_alloc(c, e, indexed);
 }
 
+/* mt_account_free(), inline in the kfree hook: a free is as frequent as an allocation. */
+static __always_inline bool __mt_account_free(struct mt_pcpu *c, unsigned long addr, u8 kind)
+{
+	c->frees_seen++;
+	if (!mt_livetab_remove(&mt.live, addr, mt_kind_ns(kind), &c->old))
+		return false;
+	mt_account_removed(c, &c->old);
+	return true;
+}
+
 bool mt_account_free(struct mt_pcpu *c, unsigned long addr, u8 kind)
 {
-	struct mt_live e;
-
-	c->frees_seen++;
-	if (!mt_livetab_remove(&mt.live, addr, mt_kind_ns(kind), &e))
-		return false;
-	mt_account_removed(c, &e);
-	return true;
+	return __mt_account_free(c, addr, kind);
 }
 
 /* ---- allocations ----------------------------------------------------- */
@@ -517,7 +509,7 @@ static bool mt_relabel_edit(struct mt_live *e, void *arg)
  * back the kmalloc's own record from now on.  Done whether or not the
  * kmalloc itself is sampled, so its pages are never counted twice.
  */
-static void mt_kmalloc_large_pages(unsigned long addr)
+static noinline void mt_kmalloc_large_pages(unsigned long addr)
 {
 	struct mt_relabel r = { MEMTRACE_KIND_PAGE, MEMTRACE_KIND_KMALLOC_PAGE };
 	struct mt_live before, after;
@@ -539,14 +531,18 @@ static void mt_kmalloc_large_pages(unsigned long addr)
 	mt_hook_exit(c, flags);
 }
 
-bool mt_record_alloc(struct mt_alloc_event *ev)
+/*
+ * mt_record_alloc(), inline in the slab probes: their event then lives in
+ * registers, not in a zeroed frame with a canary.
+ */
+static __always_inline bool __mt_record_alloc(struct mt_alloc_event *ev)
 {
 	const struct mt_filter *f = &mt.filter;
 	u16 cache_id = MEMTRACE_CACHE_NONE;
 	bool cache_known = false, sampled = false;
 	bool recorded = false;
 	struct mt_pcpu *c;
-	struct mt_live e;
+	struct mt_live *e;
 	unsigned long flags;
 
 	if (unlikely(ev->kind == MEMTRACE_KIND_KMALLOC &&
@@ -566,7 +562,14 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 		return false;
 	c->allocs_seen++;
 
-	if (unlikely(mt_is_self()) || (f->by_task && !mt_task_passes(f))) {
+	if (unlikely(mt_is_self())) {
+		c->filtered++;
+		goto done;
+	}
+	/* Every allocation recorded (full stacks): no filter to test. */
+	if (likely(!f->leaves_out))
+		goto record;
+	if (f->by_task && !mt_task_passes(f)) {
 		c->filtered++;
 		goto done;
 	}
@@ -588,37 +591,45 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 		c->filtered++;
 		goto done;
 	}
-	if (!sampled && f->leaves_out && !mt_sample(c, f, ev->bytes_alloc)) {
+	if (!sampled && !mt_sample(c, f, ev->bytes_alloc)) {
 		c->sampled_out++;
 		goto done;
 	}
+record:
 	if (!cache_known)
 		cache_id = mt_event_cache(c, ev);
 
+	e = &c->rec;
+
 	if (!ev->shared_stack_id) {
-		e.stack_id = mt_hook_stack_id(c, ev->call_site);
+		e->stack_id = mt_hook_stack_id(c, ev->call_site);
 	} else {
 		if (!*ev->shared_stack_id)
 			*ev->shared_stack_id = mt_hook_stack_id(c, ev->call_site);
-		e.stack_id = *ev->shared_stack_id;
+		e->stack_id = *ev->shared_stack_id;
 	}
 	if (unlikely(cache_id == MEMTRACE_CACHE_NONE &&
 		     (ev->kind == MEMTRACE_KIND_CACHE || ev->kind == MEMTRACE_KIND_KMALLOC)))
 		c->loss.cache_full++;
 
-	e.addr = ev->addr;
-	e.ts_ns = ktime_get_mono_fast_ns();
-	e.bytes_req = min_t(size_t, ev->bytes_req, U32_MAX);
-	e.bytes_alloc = min_t(size_t, ev->bytes_alloc, U32_MAX);
-	e.pid = in_task() ? current->pid : 0;
-	e.cache_kind = MT_CACHE_KIND(cache_id, ev->kind);
+	e->addr = ev->addr;
+	e->ts_ns = ktime_get_mono_fast_ns();
+	e->bytes_req = min_t(size_t, ev->bytes_req, U32_MAX);
+	e->bytes_alloc = min_t(size_t, ev->bytes_alloc, U32_MAX);
+	e->pid = in_task() ? current->pid : 0;
+	e->cache_kind = MT_CACHE_KIND(cache_id, ev->kind);
 	if (mt_kind_ns(ev->kind) == MT_NS_PFN)
 		mt_note_page_order(mt_bytes_order(ev->bytes_alloc));
-	mt_account_alloc(c, &e);
+	mt_account_alloc(c, e);
 	recorded = true;
 done:
 	mt_hook_exit(c, flags);
 	return recorded;
+}
+
+bool mt_record_alloc(struct mt_alloc_event *ev)
+{
+	return __mt_record_alloc(ev);
 }
 
 /* ---- frees ----------------------------------------------------------- */
@@ -667,7 +678,7 @@ static noinline void mt_record_kfree_guarded(unsigned long addr)
 	 * Not found: allocated before tracing started, or not recorded; or a
 	 * large kmalloc, whose pages' free comes next and is counted instead.
 	 */
-	if (!mt_account_free(c, addr, MEMTRACE_KIND_KMALLOC)) {
+	if (!__mt_account_free(c, addr, MEMTRACE_KIND_KMALLOC)) {
 		if (mt_is_large_kmalloc(addr))
 			c->frees_seen--;
 		else if (likely(!mt_is_self()))
@@ -676,10 +687,16 @@ static noinline void mt_record_kfree_guarded(unsigned long addr)
 	mt_hook_exit(c, flags);
 }
 
-void mt_record_kfree(unsigned long addr)
+/* Inline in the slab free probes: a sampled-out free is then no call. */
+static __always_inline void __mt_record_kfree(unsigned long addr)
 {
 	if (!mt_surely_untracked(addr, MT_NS_KVA))
 		mt_record_kfree_guarded(addr);
+}
+
+void mt_record_kfree(unsigned long addr)
+{
+	__mt_record_kfree(addr);
 }
 
 /*
@@ -989,7 +1006,7 @@ static noinline void mt_probe_kmalloc_record(unsigned long call_site, const void
 		.gfp = gfp, .kind = MEMTRACE_KIND_KMALLOC, .fast = fast,
 	};
 
-	mt_record_alloc(&ev);
+	__mt_record_alloc(&ev);
 }
 
 /* Byte sampling's fast path, out of line: it calls, the probe need not save. */
@@ -1029,7 +1046,7 @@ static void mt_probe_kfree(void *data, unsigned long call_site, const void *ptr)
 {
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
-	mt_record_kfree((unsigned long)ptr);
+	__mt_record_kfree((unsigned long)ptr);
 }
 
 /* The kmem_cache_alloc probe past its fast path. */
@@ -1041,7 +1058,7 @@ static noinline void mt_probe_cache_alloc_record(unsigned long call_site, const 
 		.cache = s, .kind = MEMTRACE_KIND_CACHE, .fast = fast,
 	};
 
-	mt_record_alloc(&ev);
+	__mt_record_alloc(&ev);
 }
 
 static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
@@ -1064,7 +1081,7 @@ static void mt_probe_kmem_cache_free(void *data, unsigned long call_site,
 {
 	if (unlikely(!ptr))
 		return;
-	mt_record_kfree((unsigned long)ptr);
+	__mt_record_kfree((unsigned long)ptr);
 }
 
 /* Pages are keyed by PFN. */

@@ -8,6 +8,7 @@
 #ifndef MEMTRACE_HOOKS_H
 #define MEMTRACE_HOOKS_H
 
+#include <linux/irqflags.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 
@@ -33,8 +34,34 @@ static inline bool mt_in_nmi(void)
  * other context level can run on this CPU, so one busy flag guards them
  * all.  Pair with mt_hook_exit().
  */
-struct mt_pcpu *mt_hook_enter(unsigned long *flags);
-void mt_hook_exit(struct mt_pcpu *c, unsigned long flags);
+static __always_inline struct mt_pcpu *mt_hook_enter(unsigned long *flags)
+{
+	struct mt_pcpu *c;
+
+	if (unlikely(mt_in_nmi())) {
+		this_cpu_inc(mt.pcpu->loss.nmi);
+		return NULL;
+	}
+	local_irq_save(*flags);
+	c = this_cpu_ptr(mt.pcpu);
+	if (unlikely(c->busy)) {
+		c->loss.recursion++;
+		local_irq_restore(*flags);
+		return NULL;
+	}
+	c->busy = 1;
+	return c;
+}
+
+/*
+ * Inline, as mt_hook_enter(): out of line, its flags would live in the
+ * caller's memory, with a stack canary and a zeroing on every call.
+ */
+static __always_inline void mt_hook_exit(struct mt_pcpu *c, unsigned long flags)
+{
+	c->busy = 0;
+	local_irq_restore(flags);
+}
 
 /*
  * Kernel mode's task filters (tgid, comm, cgroup): current passes them.

@@ -357,14 +357,21 @@ static unsigned int mt_kstack_unwind(unsigned long *top, unsigned long *frames,
 	return nr;
 }
 
+/* The stack word at base + off, as the memo compares it with a return address. */
+static __always_inline unsigned long mt_memo_word(unsigned long base, const u16 *off)
+{
+	return READ_ONCE_NOCHECK(*(const unsigned long *)(base + *off));
+}
+
 /*
  * Do the stack words at base + off[first..end) still hold the memo's
  * return addresses?  The offsets rise (mt_memo_frame()): when the first
- * and the last word are in the stack, all are.
+ * and the last word are in the stack, all are.  Four words a step, their
+ * differences or'ed: the loop is most of a memo hit's cost.
  */
-static noinline bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *slot,
-					      unsigned long base, unsigned long stack,
-					      unsigned int first, unsigned int end)
+static __always_inline bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *slot,
+						     unsigned long base, unsigned long stack,
+						     unsigned int first, unsigned int end)
 {
 	const u16 *off = &slot->off[first], *off_end = &slot->off[end];
 	const unsigned long *ip = &slot->ip[first];
@@ -374,19 +381,25 @@ static noinline bool mt_kstack_memo_run_holds(const struct mt_kstack_memo_slot *
 	if (!mt_in_stack(stack, base + off[0], sizeof(long)) ||
 	    !mt_in_stack(stack, base + off_end[-1], sizeof(long)))
 		return false;
-	/* Out of line, and by pointers: the loop the memo's cost is, in registers. */
+	for (; off_end - off >= 4; off += 4, ip += 4)
+		if ((mt_memo_word(base, off) ^ ip[0]) |
+		    (mt_memo_word(base, off + 1) ^ ip[1]) |
+		    (mt_memo_word(base, off + 2) ^ ip[2]) |
+		    (mt_memo_word(base, off + 3) ^ ip[3]))
+			return false;
 	for (; off < off_end; off++, ip++)
-		if (READ_ONCE_NOCHECK(*(const unsigned long *)(base + *off)) != *ip)
+		if (mt_memo_word(base, off) != *ip)
 			return false;
 	return true;
 }
 
 /*
  * Does the stack (the task's, at stack) still hold the memo's return
- * addresses where it had them?
+ * addresses where it had them?  Out of line: its loops keep their
+ * pointers in registers, which mt_kstack_id() has none left for.
  */
-static bool mt_kstack_memo_holds(const struct mt_kstack_memo_slot *slot,
-				 const unsigned long *top, unsigned long stack)
+static noinline bool mt_kstack_memo_holds(const struct mt_kstack_memo_slot *slot,
+					  const unsigned long *top, unsigned long stack)
 {
 	unsigned long base = (unsigned long)top;
 	unsigned int split = slot->bp_frame ?: slot->nr;
@@ -410,6 +423,42 @@ static bool mt_kstack_memo_holds(const struct mt_kstack_memo_slot *slot,
 }
 
 /*
+ * mt_kstack_id() when no memo answered: unwind from top (the return
+ * address slot of mt_kstack_id(), still on the stack below this call),
+ * intern, and memoize the walk in pair if it can be one.  Out of line:
+ * its locals (a canary, and the zeroing of each) are no memo hit's cost.
+ */
+static noinline u32 mt_kstack_walk(struct mt_kstack *ks, unsigned long *frames,
+				   unsigned long call_site, unsigned int depth,
+				   unsigned long *top, struct mt_kstack_memo_slot *pair,
+				   struct mt_kstack_memo_slot *scratch, unsigned long key,
+				   u32 generation)
+{
+	struct mt_kstack_memo_slot *slot;
+	unsigned int nr;
+	bool memo_ok;
+	u32 id;
+
+	nr = mt_kstack_unwind(top, frames, depth + MT_KSTACK_SLACK, scratch, &memo_ok);
+	nr = mt_kstack_trim(ks, frames, nr, call_site, depth);
+	id = mt_stacktab_intern(ks->stacks, frames, nr);
+	if (scratch && memo_ok && id != MEMTRACE_STACK_NONE) {
+		/*
+		 * Into an empty slot, else one chosen by the stack depth; a walk
+		 * that cannot be a memo leaves both as they were.
+		 */
+		slot = !pair[0].nr ? &pair[0] : !pair[1].nr ? &pair[1] :
+		       &pair[((unsigned long)top >> 4) & 1];
+		scratch->depth = depth;
+		scratch->stack_id = id;
+		scratch->generation = generation;
+		scratch->key = key;
+		*slot = *scratch;
+	}
+	return id;
+}
+
+/*
  * Not inlined: the memo's offsets are from this function's own return
  * address slot, which its frame address finds on every path.
  */
@@ -420,9 +469,8 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 	unsigned long *top = (unsigned long *)__builtin_frame_address(0) + 1;
 	unsigned long stack = (unsigned long)task_stack_page(current);
 	struct mt_kstack_memo_slot *pair = NULL, *slot, *scratch = NULL;
-	unsigned int nr, way;
-	bool memo_ok;
-	u32 id, generation = atomic_read(&ks->generation);
+	unsigned int way;
+	u32 generation = atomic_read(&ks->generation);
 	/*
 	 * Memos are found by call site; page allocations name none, and are
 	 * told apart by stack depth instead (an offset in the stack, which no
@@ -448,24 +496,8 @@ noinline u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 			}
 		}
 	}
-
-	nr = mt_kstack_unwind(top, frames, depth + MT_KSTACK_SLACK, scratch, &memo_ok);
-	nr = mt_kstack_trim(ks, frames, nr, call_site, depth);
-	id = mt_stacktab_intern(ks->stacks, frames, nr);
-	if (scratch && memo_ok && id != MEMTRACE_STACK_NONE) {
-		/*
-		 * Into an empty slot, else one chosen by the stack depth; a walk
-		 * that cannot be a memo leaves both as they were.
-		 */
-		slot = !pair[0].nr ? &pair[0] : !pair[1].nr ? &pair[1] :
-		       &pair[((unsigned long)top >> 4) & 1];
-		scratch->depth = depth;
-		scratch->stack_id = id;
-		scratch->generation = generation;
-		scratch->key = key;
-		*slot = *scratch;
-	}
-	return id;
+	return mt_kstack_walk(ks, frames, call_site, depth, top, pair, scratch, key,
+			      generation);
 }
 
 #else /* !MT_HAVE_KSTACK_MEMO */

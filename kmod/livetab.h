@@ -34,6 +34,7 @@
 #define MEMTRACE_LIVETAB_H
 
 #include <linux/hash.h>
+#include <linux/preempt.h>
 #include <linux/types.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
@@ -183,9 +184,15 @@ static inline bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr,
 {
 	u32 hash = mt_live_hash(addr, ns);
 	struct mt_live_stripe *st = mt_live_stripe(t, hash);
+	/*
+	 * A tracepoint probe with preemption on (PREEMPT_RT) is no RCU
+	 * reader; with preemption off it is one already, and PREEMPT_RCU's
+	 * rcu_read_lock() and unlock are two calls a free would pay.
+	 */
 	bool held;
 
-	/* A tracepoint probe with preemption on (PREEMPT_RT) is no RCU reader. */
+	if (!preemptible())
+		return READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
 	rcu_read_lock();
 	held = READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
 	rcu_read_unlock();

@@ -11,9 +11,6 @@
 
 #include "stattab.h"
 
-/* Probe this many slots before calling a table full. */
-#define MT_STAT_MAX_PROBE	64
-
 int mt_stattab_init(struct mt_stattab *t, u32 slots_per_cpu)
 {
 	int cpu;
@@ -52,31 +49,6 @@ void mt_stattab_clear(struct mt_stattab *t)
 
 	for_each_possible_cpu(cpu)
 		memset(t->cpu[cpu], 0, (t->mask + 1) * sizeof(struct mt_stat));
-}
-
-static inline u32 mt_stat_hash(u64 key)
-{
-	return hash_64(key, 32);
-}
-
-struct mt_stat *mt_stattab_get(struct mt_stattab *t, u64 key)
-{
-	struct mt_stat *tab = t->cpu[smp_processor_id()];
-	u32 i = mt_stat_hash(key), n;
-
-	for (n = 0; n < MT_STAT_MAX_PROBE; n++, i++) {
-		struct mt_stat *s = &tab[i & t->mask];
-		u64 k = s->key;		/* only this CPU writes keys here */
-
-		if (k == key)
-			return s;
-		if (!k) {
-			/* Counters are zero since the last clear. */
-			smp_store_release(&s->key, key);
-			return s;
-		}
-	}
-	return NULL;
 }
 
 struct mt_stat *mt_stat_slot(struct mt_stat *tab, u32 mask, u64 key)

@@ -15,7 +15,10 @@
 #ifndef MEMTRACE_STATTAB_H
 #define MEMTRACE_STATTAB_H
 
+#include <linux/hash.h>
+#include <linux/smp.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
 
 struct mt_stat {
 	u64 key;		/* MT_STAT_KEY(); 0: empty slot */
@@ -44,8 +47,37 @@ void mt_stattab_destroy(struct mt_stattab *t);
 /* Only while no hook can run. */
 void mt_stattab_clear(struct mt_stattab *t);
 
-/* This CPU's counters of key, created if needed; NULL when the table is full. */
-struct mt_stat *mt_stattab_get(struct mt_stattab *t, u64 key);
+/* Probe this many slots before calling a table full. */
+#define MT_STAT_MAX_PROBE	64
+
+static inline u32 mt_stat_hash(u64 key)
+{
+	return hash_64(key, 32);
+}
+
+/*
+ * This CPU's counters of key, created if needed; NULL when the table is
+ * full.  Inline: the hooks call it at every allocation and free.
+ */
+static inline struct mt_stat *mt_stattab_get(struct mt_stattab *t, u64 key)
+{
+	struct mt_stat *tab = t->cpu[smp_processor_id()];
+	u32 i = mt_stat_hash(key), n;
+
+	for (n = 0; n < MT_STAT_MAX_PROBE; n++, i++) {
+		struct mt_stat *s = &tab[i & t->mask];
+		u64 k = s->key;		/* only this CPU writes keys here */
+
+		if (k == key)
+			return s;
+		if (!k) {
+			/* Counters are zero since the last clear. */
+			smp_store_release(&s->key, key);
+			return s;
+		}
+	}
+	return NULL;
+}
 
 /*
  * Sum the counters of all CPUs into out[] (a hash table of 'slots'

@@ -85,6 +85,15 @@ struct mt_pcpu {
 		u16 id;
 		u32 object_size;
 	} last_cache;
+	/*
+	 * Entries a hook builds or is handed back, here rather than on its
+	 * stack: the guard makes them the hook's alone, and a local the index
+	 * writes through a pointer costs every call a zeroing (Debian builds
+	 * with INIT_STACK_ALL_ZERO) and a stack canary.  rec: the allocation
+	 * being recorded; old: an entry the index replaced or removed.
+	 */
+	struct mt_live rec;
+	struct mt_live old;
 	unsigned long frames[MEMTRACE_MAX_FRAMES + MT_KSTACK_SLACK];
 };
 
