@@ -42,7 +42,7 @@ PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
 	valgrind sparse python3 zstd openssl debootstrap e2fsprogs libcap-dev
 	libc6-dbg libjemalloc-dev libgoogle-perftools-dev musl-tools sqlite3 time
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libjansson-dev python3-jsonschema golang-go
-	libcapstone-dev
+	libcapstone-dev libunwind-dev liblzma-dev
 	prometheus chromium fonts-dejavu-core strace gdb systemtap-sdt-dev"
 # The 6.12 kernel from bookworm-backports, and its PREEMPT_RT flavour.
 BPO_PKGS="linux-image-amd64 linux-headers-amd64"

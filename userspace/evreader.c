@@ -44,6 +44,8 @@ int evring_collect(const uint8_t *data, uint64_t data_size, uint64_t from, uint6
 				*cap = ncap;
 			}
 			memcpy(*buf + *len, data + off, h.size);
+			/* The header checked, not a second read of the shared page. */
+			memcpy(*buf + *len, &h, sizeof(h));
 			*len += h.size;
 		}
 		pos += h.size;
