@@ -29,11 +29,12 @@
 #           shown in order when all are done (build/logs/guest-LABEL.out).
 #           6.1-numa, 6.12-numa, debug-numa: those kernels with two NUMA
 #           nodes (1 GiB each), running only what needs them
-#           (54-migration.sh).  6.12, 6.12-rt (Debian's PREEMPT_RT kernel)
-#           and 7.2 (the newest kernel, PREEMPT_RT with lockdep): the core
-#           subset CORE_SCRIPTS (load, KUnit, kernel and user leak reports,
-#           bad input, a soak), which keeps make check within its time
-#           budget.  The summary names each guest's kernel (uname -r).
+#           (54-migration.sh).  6.12: every script but the four longest
+#           (LONG_SCRIPTS).  6.12-rt (Debian's PREEMPT_RT kernel) and 7.2
+#           (the newest kernel, PREEMPT_RT with lockdep): the core subset
+#           CORE_SCRIPTS (load, KUnit, kernel and user leak reports, bad
+#           input, a soak).  Both keep make check within its time budget.
+#           The summary names each guest's kernel (uname -r).
 #   fuzz    not by default (make fuzz): tests/e2e/80-fuzz.sh alone on the
 #           debug kernel for FUZZ_SECONDS (default 900)
 #
@@ -65,6 +66,10 @@ GUESTS=${CHECK_GUESTS:-6.1 6.12 debug debug-user lockdown 6.1-numa 6.12-numa deb
 CORE_SCRIPTS="00-kunit.sh 10-ioctl-errors.sh 20-kernel-leaks.sh 22-kernel-paths.sh
 	23-kernel-truth.sh 30-reader-errors.sh 40-user-leaks.sh 41-user-errors.sh
 	50-oom.sh 59-faults.sh 60-soak.sh"
+# The longest scripts (Memcheck on real programs, load/unload rounds, the
+# fuzzer): 6.12 runs every script but these, which 6.1 and the debug
+# kernel run.
+LONG_SCRIPTS="42-user-real.sh 43-user-commands.sh 80-fuzz.sh 85-load-unload.sh"
 # Command-line variables of a parent make (make check KDIR=...) must not leak
 # into the builds below.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M
@@ -326,7 +331,15 @@ guest_args() {
 		done
 		l=debug
 		;;
-	6.12 | 6.12-rt | 7.2)
+	6.12)
+		for s in "$top"/tests/e2e/*.sh; do
+			case " $LONG_SCRIPTS " in
+			*" ${s##*/} "*) ;;
+			*) scripts="$scripts $s" ;;
+			esac
+		done
+		;;
+	6.12-rt | 7.2)
 		for s in $CORE_SCRIPTS; do
 			scripts="$scripts $top/tests/e2e/$s"
 		done
@@ -440,7 +453,7 @@ if wants guest; then
 		rm -f "$LOGS/guest-$l.out"
 		case $l in
 		debug) lane_a="debug $lane_a" ;;
-		7.2 | 6.12 | *-numa) lane_a="$lane_a $l" ;;
+		7.2 | 6.12) lane_a="$lane_a $l" ;;
 		debug-user) lane_b="debug-user $lane_b" ;;
 		*) lane_b="$lane_b $l" ;;
 		esac
