@@ -17,6 +17,14 @@
 
 struct kmem_cache;
 
+/*
+ * sparse's mark of a call that returns true with a lock held: 7.x replaced
+ * it with the compiler's context analysis and took the macro away.
+ */
+#ifndef __cond_lock
+#define __cond_lock(x, c) (c)
+#endif
+
 static inline void mt_vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
 {
 #ifdef MEMTRACE_HAVE_VM_FLAGS_SET

@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "hooklock.h"
 #include "livetab.h"
 
