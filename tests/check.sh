@@ -376,27 +376,27 @@ guest_args() {
 		;;
 	esac
 	if { [ "$l" = debug ] || [ "$l" = lockdown ]; } && [ -z "$DEBUG_TREE" ]; then
-		echo "not ok - $l: guest run skipped (no debug kernel: see the debug stage)"
+		echo "not ok - $label: guest run skipped (no debug kernel: see the debug stage)"
 		return 1
 	fi
 	if [ -z "$kv" ] || [ ! -f "$img" ]; then
-		echo "not ok - $l: guest run skipped (no kernel image for $l)"
+		echo "not ok - $label: guest run skipped (no kernel image for $l)"
 		return 1
 	fi
 	# The lockdown guest runs the debug kernel's builds.
 	tl=$l
 	[ "$l" = lockdown ] && tl=debug
 	if [ "$l" = 7.2 ] && [ -z "$NEWEST_TREE" ]; then
-		echo "not ok - $l: guest run skipped (no 7.2 kernel: see the build stage)"
+		echo "not ok - $label: guest run skipped (no 7.2 kernel: see the build stage)"
 		return 1
 	fi
 	if wants build || [ "$tl" = debug ] || [ "$tl" = 7.2 ]; then
 		if [ -z "${KO_OK[$tl]:-}" ]; then
-			echo "not ok - $l: guest run skipped (memtrace.ko for $kv did not build)"
+			echo "not ok - $label: guest run skipped (memtrace.ko for $kv did not build)"
 			return 1
 		fi
 	elif [ ! -f "$B/kmod-$kv/memtrace.ko" ]; then
-		echo "not ok - $l: guest run skipped (no $B/kmod-$kv/memtrace.ko)"
+		echo "not ok - $label: guest run skipped (no $B/kmod-$kv/memtrace.ko)"
 		return 1
 	fi
 	args+=(--kernel "$img" --ko-dir "$B/kmod-$kv")
