@@ -34,13 +34,8 @@ PROACTIVE=/proc/sys/vm/compaction_proactiveness
 proactive=$(cat "$PROACTIVE" 2>/dev/null)
 [ -n "$proactive" ] && echo 0 >"$PROACTIVE"
 # MemAvailable, not MemFree: the watermarks' reserve is not for memhog.
-# An eighth of it (16 MiB at least) is left for the rest of the guest: the
-# debug kernel's kmemleak and KASAN allocate with every fault, and a
-# smaller margin saw the fragmenting memhog OOM-killed there.
 avail_mib=$(awk '$1 == "MemAvailable:" { print int($2 / 1024) }' /proc/meminfo)
-margin=$((avail_mib / 8))
-[ "$margin" -ge 16 ] || margin=16
-memhog -f $((avail_mib - margin)) >"$HOG_OUT" 2>&1 &
+memhog -f $((avail_mib - 16)) >"$HOG_OUT" 2>&1 &
 HOG=$!
 wait_for 120 grep -q fragmented "$HOG_OUT" || diag "memhog: $(cat "$HOG_OUT")"
 
