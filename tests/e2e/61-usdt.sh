@@ -37,6 +37,18 @@ hits_reach() {
 	[ "$(hits_of "$1" "$2" | wc -l)" -ge "$3" ]
 }
 
+# start_driven_usdtprog: usdtprog driven through fd 3 (a fifo), its output
+# in $PROG_OUT, its pid in TARGET, once it has printed its semaphore.
+start_driven_usdtprog() {
+	rm -f /tmp/usdt.fifo "$PROG_OUT"
+	mkfifo /tmp/usdt.fifo
+	usdtprog - </tmp/usdt.fifo >"$PROG_OUT" 2>&1 &
+	TARGET=$!
+	exec 3>/tmp/usdt.fifo
+	echo sem >&3
+	wait_for 10 grep -q '^semaphore=' "$PROG_OUT"
+}
+
 out=$(usdtprog 3)
 check_eq "untraced: the semaphore is 0, the gated probe never reached" \
 	"semaphore=0
@@ -157,13 +169,7 @@ arg1=3 arg2=1" "$(sed -n 's/^[0-9.][0-9.]*  *[0-9][0-9]*  *[0-9][0-9]*  *usdtpro
 # -p: a running process's semaphore, set from attach to detach.
 OUT=/tmp/usdt-p.out
 PROG_OUT=/tmp/usdt-p.prog
-rm -f /tmp/usdt.fifo "$PROG_OUT"
-mkfifo /tmp/usdt.fifo
-usdtprog - </tmp/usdt.fifo >"$PROG_OUT" 2>&1 &
-TARGET=$!
-exec 3>/tmp/usdt.fifo
-echo sem >&3
-wait_for 10 grep -q '^semaphore=' "$PROG_OUT"
+start_driven_usdtprog
 memtrace-read --usdt "$BIN:memtrace_test:gated" -p $TARGET >"$OUT" 2>&1 &
 READER=$!
 if wait_for 60 grep -q "^Tracing " "$OUT"; then
@@ -194,13 +200,7 @@ rm -f /tmp/usdt.fifo
 # on: its probes stay armed, the other thread's hits are seen.
 OUT=/tmp/usdt-p2.out
 PROG_OUT=/tmp/usdt-p2.prog
-rm -f /tmp/usdt.fifo "$PROG_OUT"
-mkfifo /tmp/usdt.fifo
-usdtprog - </tmp/usdt.fifo >"$PROG_OUT" 2>&1 &
-TARGET=$!
-exec 3>/tmp/usdt.fifo
-echo sem >&3
-wait_for 10 grep -q '^semaphore=' "$PROG_OUT"
+start_driven_usdtprog
 memtrace-read --usdt "$BIN:memtrace_test:plain" -p $TARGET >"$OUT" 2>&1 &
 READER=$!
 if wait_for 60 grep -q "^Tracing " "$OUT"; then
