@@ -499,5 +499,10 @@ echo "== total: $(elapsed "$T_ALL") s"
 npass=$(grep -Ec '^ok( |$)' "$TAP")
 nskip=$(grep -Ec '^ok( |$).*#[[:space:]]*SKIP' "$TAP")
 nfail=$(grep -Ec '^not ok( |$)' "$TAP")
+# The failures again, next to the summary: CI keeps only an output's tail.
+if [ "$nfail" -gt 0 ]; then
+	echo "== failed:"
+	grep -E '^not ok( |$)' "$TAP" | head -n 40
+fi
 echo "$((npass - nskip)) passed, $nfail failed, $nskip skipped"
 [ "$nfail" -eq 0 ] && [ "$npass" -gt 0 ]
