@@ -184,6 +184,23 @@ void compaction_account(struct compaction *c, const struct memtrace_ev_hdr *h, t
 		break;
 	case MEMTRACE_EVT_COMPACT_TRY:
 		c->direct_calls++;
+		/*
+		 * A stall is the entry, as compact_stall counts it: a
+		 * direct compaction whose every zone was deferred, or
+		 * already had the page, ran no zone but stalled all the same.
+		 */
+		if (h->size >= sizeof(struct memtrace_ev_compact_try)) {
+			const struct memtrace_ev_compact_try *r = (const void *)h;
+			char comm[MEMTRACE_COMM_LEN + 1];
+			struct compaction_staller *s;
+
+			pressure_comm(comm, r->comm);
+			s = staller_of(c, r->pid, comm);
+			if (s)
+				s->calls++;
+			else
+				c->full++;
+		}
 		break;
 	case MEMTRACE_EVT_KCOMPACTD_WAKE:
 		c->kcompactd_wakes++;
@@ -197,7 +214,9 @@ static int by_time(const void *a, const void *b)
 {
 	const struct compaction_staller *x = a, *y = b;
 
-	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return x->calls < y->calls ? 1 : x->calls > y->calls ? -1 : 0;
 }
 
 void compaction_print_totals(FILE *out, const struct compaction *c, unsigned int top)
@@ -230,8 +249,9 @@ void compaction_print_totals(FILE *out, const struct compaction *c, unsigned int
 	qsort(s, c->nr_stallers, sizeof(s[0]), by_time);
 	fprintf(out, "Stalled in direct compaction: %u tasks\n", c->nr_stallers);
 	for (unsigned int i = 0; i < c->nr_stallers && i < top; i++)
-		fprintf(out, "  pid %-7" PRIu32 " %-16s %6" PRIu64 " runs %10.3f ms (max %.3f ms)\n",
-			s[i].pid, s[i].comm, s[i].runs, s[i].ns / 1e6, s[i].max_ns / 1e6);
+		fprintf(out, "  pid %-7" PRIu32 " %-16s %6" PRIu64 " compactions %6" PRIu64
+			" runs %10.3f ms (max %.3f ms)\n", s[i].pid, s[i].comm, s[i].calls,
+			s[i].runs, s[i].ns / 1e6, s[i].max_ns / 1e6);
 	if (c->unpaired)
 		fprintf(out, "(%" PRIu64 " ends without their begin: counted, no latency)\n",
 			c->unpaired);
@@ -272,8 +292,9 @@ int compaction_totals_json(json_t *rec, const struct compaction *c, unsigned int
 	qsort(s, c->nr_stallers, sizeof(s[0]), by_time);
 	for (unsigned int i = 0; stallers && i < c->nr_stallers && i < top; i++)
 		json_array_append_new(stallers, json_pack(
-			"{s:I, s:o, s:o, s:o, s:o}", "pid", (json_int_t)s[i].pid,
-			"comm", evjson_comm(s[i].comm), "runs", evjson_u64(s[i].runs),
+			"{s:I, s:o, s:o, s:o, s:o, s:o}", "pid", (json_int_t)s[i].pid,
+			"comm", evjson_comm(s[i].comm),
+			"direct_compactions", evjson_u64(s[i].calls), "runs", evjson_u64(s[i].runs),
 			"ns", evjson_u64(s[i].ns), "max_ns", evjson_u64(s[i].max_ns)));
 	return json_object_update_new(rec, json_pack(
 		"{s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}}",

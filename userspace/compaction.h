@@ -35,7 +35,8 @@ struct compaction_zone_stats {
 struct compaction_staller {
 	uint32_t pid;
 	char comm[MEMTRACE_COMM_LEN + 1];
-	uint64_t runs, ns, max_ns;
+	uint64_t calls;			/* try_to_compact_pages() entered */
+	uint64_t runs, ns, max_ns;	/* zone runs and their time */
 };
 
 struct compaction {

@@ -104,7 +104,7 @@ if [ -n "$thp" ]; then
 		[ "$begun" -ge $((stall1 - stall0)) ]
 	if [ $((stall1 - stall0)) -gt 0 ] || { ! grep -q '^compact_stall ' /proc/vmstat && [ "$begun" -gt 0 ]; }; then
 		check_match "--compaction: the THP memhog (pid $thp) stalled in direct compaction" \
-			"^  pid $thp +memhog +[1-9][0-9]* runs " "$(cat "$OUT")"
+			"^  pid $thp +memhog +[1-9][0-9]* compactions +[0-9]+ runs " "$(cat "$OUT")"
 	else
 		skip "--compaction: a task stalled in direct compaction" "no compact_stall in this run"
 	fi

@@ -38,6 +38,12 @@ static void test_accounting(void)
 	struct compaction *c = malloc(sizeof(*c));
 	struct memtrace_ev_compact_try t = {
 		.hdr = { .size = sizeof(t), .type = MEMTRACE_EVT_COMPACT_TRY }, .pid = 40, .order = 9,
+		.comm = "thp",
+	};
+	/* Every zone deferred: a stall, as compact_stall counts it, with no run. */
+	struct memtrace_ev_compact_try deferred = {
+		.hdr = { .size = sizeof(t), .type = MEMTRACE_EVT_COMPACT_TRY }, .pid = 41, .order = 4,
+		.comm = "fork",
 	};
 	struct memtrace_ev_kswapd w = {
 		.hdr = { .size = sizeof(w), .type = MEMTRACE_EVT_KCOMPACTD_WAKE }, .nid = 0,
@@ -63,10 +69,11 @@ static void test_accounting(void)
 	compaction_account(c, &w.hdr, 0, out);
 	run(c, out, 20000000, 20250000, 31, "kcompactd0", 0, 9, "DMA32", 8, 10, 20);
 	compaction_account(c, &orphan.hdr, 0, out);
+	compaction_account(c, &deferred.hdr, 0, out);
 	compaction_print_totals(out, c, 10);
 	fclose(out);
 
-	check(c->runs == 6 && c->unpaired == 1 && c->direct_calls == 1 && c->kcompactd_wakes == 1,
+	check(c->runs == 6 && c->unpaired == 1 && c->direct_calls == 2 && c->kcompactd_wakes == 1,
 	      "compaction: runs, direct compactions, kcompactd wakes, one end unpaired");
 	check(c->migrate_scanned == 1211 && c->free_scanned == 3268,
 	      "compaction: scanner counts of every run");
@@ -76,8 +83,11 @@ static void test_accounting(void)
 	      c->zones[2].status[MEMTRACE_COMPACT_SUCCESS] == 2 &&
 	      c->zones[2].status[MEMTRACE_COMPACT_PARTIAL_SKIPPED] == 1,
 	      "compaction: per node, zone and order: runs, latency, outcomes");
-	check(c->nr_stallers == 1 && c->stallers[0].pid == 40 && c->stallers[0].runs == 2 &&
-	      c->stallers[0].ns == 2000000, "compaction: direct compaction stalls by task");
+	check(c->nr_stallers == 2 && c->stallers[0].pid == 40 && c->stallers[0].calls == 1 &&
+	      c->stallers[0].runs == 2 && c->stallers[0].ns == 2000000,
+	      "compaction: direct compaction stalls by task");
+	check(c->stallers[1].pid == 41 && c->stallers[1].calls == 1 && c->stallers[1].runs == 0,
+	      "compaction: a direct compaction that ran no zone is a stall too");
 	check(same_as_golden(text, "compaction.golden"), "compaction: lines and totals");
 	free(text);
 	free(c);
