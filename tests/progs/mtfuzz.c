@@ -729,9 +729,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	end = now_ns() + seconds * 1000000000ULL;
-	deadline_ns = end;
+	/*
+	 * Past the time asked for, go on (up to three times as long) until
+	 * a session has started and a snapshot has been taken: on a loaded
+	 * host the workers can spend the whole time refused by each other's
+	 * sessions, and the run would then have fuzzed the errors only.
+	 */
+	deadline_ns = end + 2 * seconds * 1000000000ULL;
 	quiet = now_ns() + 1500000000ULL;
-	while (now_ns() < end) {
+	while (now_ns() < end ||
+	       (now_ns() < deadline_ns &&
+		(!atomic_load(&st->sessions) || !atomic_load(&st->snapshots)))) {
 		/*
 		 * Every few seconds all workers die at once and none follows for
 		 * a moment: every descriptor is closed, and the module can be
