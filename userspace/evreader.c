@@ -252,11 +252,22 @@ int evreader_drain_ordered(struct evreader *r, bool final, evreader_fn fn, void 
 	}
 	ret = evreader_collect_all(r, &len, err);
 	if (ret)
-		return ret;
+		goto hand_on_held;
 	r->held = 0;
 	if (len)
 		evring_dispatch_before(r->buf, len, before, fn, ctx, &r->held);
-	return evreader_consume_all(r, err);
+	ret = evreader_consume_all(r, err);
+	if (!ret)
+		return 0;
+hand_on_held:
+	/*
+	 * The caller stops at an error: what this reader already took out
+	 * of the rings and kept back for ordering is handed on now, not lost.
+	 */
+	if (r->held)
+		evring_dispatch(r->buf, r->held, fn, ctx);
+	r->held = 0;
+	return ret;
 }
 
 int evreader_wait(struct evreader *r, int sigfd, int extra_fd, const struct timespec *deadline,

@@ -123,6 +123,39 @@ static void test_dispatch_before(void)
 	free(buf);
 }
 
+/*
+ * A drain that fails (here: a ring whose positions make no sense) ends the
+ * reader; the records it had kept back for ordering are handed on first.
+ */
+static void test_drain_error_keeps_held(void)
+{
+	static uint8_t ring[4096 + 256];
+	struct memtrace_evring_meta *meta = (void *)ring;
+	struct evreader r = {
+		.info = { .nr_cpus = 1, .cpu_stride = sizeof(ring), .data_offset = 4096,
+			  .data_size = 256 },
+		.map = ring,
+	};
+	uint64_t upto = 0;
+	size_t len = 0;
+	struct seen s = { .n = 0 };
+	struct mt_err err;
+	int ret;
+
+	r.upto = &upto;
+	put(ring + 4096, 256, 0, MEMTRACE_EVT_ALLOC_TRACE, 24, 70, 7);
+	put(ring + 4096, 256, 24, MEMTRACE_EVT_FREE_TRACE, 24, 90, 8);
+	check(evring_collect(ring + 4096, 256, 0, 48, &r.buf, &len, &r.cap, &err) == 0 &&
+	      len == 48, "evreader: two records kept back by an earlier drain");
+	r.held = len;
+	meta->consumer_pos = 100;
+	meta->producer_pos = 60;	/* behind the consumer: refused */
+	ret = evreader_drain_ordered(&r, false, collect_tag, &s, &err);
+	check(ret == -EPROTO && s.n == 2 && s.tags[0] == 7 && s.tags[1] == 8 && r.held == 0,
+	      "evreader: a failed drain hands on the records it held (%u)", s.n);
+	free(r.buf);
+}
+
 static void test_loadavg(void)
 {
 	char buf[64];
@@ -225,6 +258,7 @@ void pressure_tests(void)
 	test_cli();
 	test_collect();
 	test_dispatch_before();
+	test_drain_error_keeps_held();
 	test_loadavg();
 	test_oom_format();
 	test_cgroup_path();
