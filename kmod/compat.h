@@ -195,6 +195,13 @@ static inline unsigned long mt_module_text(const struct module *mod, bool init,
 #define MT_ALLOC_FN(name)	#name
 #endif
 
+/* krealloc(): 6.17 made it a macro around krealloc_node_align(). */
+#ifdef MEMTRACE_HAVE_KREALLOC_NODE_ALIGN
+#define MT_KREALLOC_FN		MT_ALLOC_FN(krealloc_node_align)
+#else
+#define MT_KREALLOC_FN		MT_ALLOC_FN(krealloc)
+#endif
+
 /*
  * Timers, for the test modules (tests/kmod): 6.13 added hrtimer_setup()
  * and 7.x removed hrtimer_init(); timer_delete_sync() replaced

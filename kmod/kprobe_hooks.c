@@ -136,7 +136,10 @@ static int mt_kp_alloc_bulk(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 /* ---- krealloc ------------------------------------------------------------ */
 
-/* krealloc(p, new_size, gfp): in place, no tracepoint fires. */
+/*
+ * krealloc(p, new_size, gfp), krealloc_node_align(p, new_size, ...) on
+ * 6.17+: in place, no tracepoint fires.
+ */
 static int mt_kp_krealloc(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct mt_kp_call *call = mt_call(ri);
@@ -367,7 +370,7 @@ static struct mt_kp mt_kps[MT_KP_NR] = {
 		.entry = mt_kp_vmalloc_entry, .ret = mt_kp_vmalloc, .sleeps = true,
 	},
 	[MT_KP_KREALLOC] = {
-		.symbol = MT_ALLOC_FN(krealloc), .events = MEMTRACE_EV_KMALLOC,
+		.symbol = MT_KREALLOC_FN, .events = MEMTRACE_EV_KMALLOC,
 		.blind = MEMTRACE_BLIND_KREALLOC, .needs = -1,
 		.entry = mt_save_args, .ret = mt_kp_krealloc, .sleeps = true,
 	},

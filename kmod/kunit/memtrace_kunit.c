@@ -7,8 +7,10 @@
  * from the same sources as memtrace.ko, for kernels with KUnit.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/prandom.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
@@ -338,8 +340,8 @@ struct mt_kt_step {
 };
 
 /* Run steps; ids[i] is step i's stack id. */
-static void mt_kt_run(struct kunit *test, struct mt_kt_env *e,
-		      const struct mt_kt_step *steps, unsigned int n, u32 *ids)
+static void mt_kt_run_steps(struct kunit *test, struct mt_kt_env *e,
+			    const struct mt_kt_step *steps, unsigned int n, u32 *ids)
 {
 	unsigned int i;
 
@@ -354,6 +356,55 @@ static void mt_kt_run(struct kunit *test, struct mt_kt_env *e,
 		KUNIT_EXPECT_NE_MSG(test, ids[i], 0U, "step %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, k->hit, steps[i].hit, "step %u", i);
 	}
+}
+
+struct mt_kt_run_args {
+	struct kunit *test;
+	struct mt_kt_env *e;
+	const struct mt_kt_step *steps;
+	unsigned int n;
+	u32 *ids;
+	struct completion done;
+};
+
+static int mt_kt_run_thread(void *data)
+{
+	struct mt_kt_run_args *a = data;
+
+	mt_kt_run_steps(a->test, a->e, a->steps, a->n, a->ids);
+	complete(&a->done);
+	/* Until kthread_stop(): it waits for this function to return. */
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * The steps run in a kernel thread of their own, bound to this CPU (the
+ * memo is per CPU), so that what the memo sees above them is kthread()'s
+ * frames only, not the KUnit runner's, which differ from kernel to kernel:
+ * 7.x built for size gives kunit_try_run_case() a frame pointer, a second
+ * frame-pointer step (which the memo refuses) over the one a test means.
+ */
+static void mt_kt_run(struct kunit *test, struct mt_kt_env *e,
+		      const struct mt_kt_step *steps, unsigned int n, u32 *ids)
+{
+	struct mt_kt_run_args a = {
+		.test = test, .e = e, .steps = steps, .n = n, .ids = ids,
+	};
+	struct task_struct *t;
+
+	init_completion(&a.done);
+	t = kthread_create_on_cpu(mt_kt_run_thread, &a, raw_smp_processor_id(),
+				  "mt_kt_memo/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wake_up_process(t);
+	wait_for_completion(&a.done);
+	kthread_stop(t);
 }
 
 /*
