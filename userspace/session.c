@@ -134,6 +134,7 @@ enum wake {
 	WAKE_TIMEOUT,
 	WAKE_SIGNAL,		/* SIGINT or SIGTERM: the last report, then stop */
 	WAKE_TARGET,		/* news of a user-mode target */
+	WAKE_EVENTS,		/* --oom: records in the event rings */
 };
 
 /*
@@ -141,11 +142,13 @@ enum wake {
  * (its descriptor), or, if poll_ms, at most that long (a -p target's
  * state, and trace records, are checked that often).
  */
-static enum wake wait_interval(int sigfd, int target_fd, const struct timespec *deadline,
-			       long poll_ms)
+static enum wake wait_interval(int sigfd, int target_fd, int events_fd,
+			       const struct timespec *deadline, long poll_ms)
 {
 	for (;;) {
-		struct pollfd p[2] = { { sigfd, POLLIN, 0 }, { target_fd, POLLIN, 0 } };
+		/* A negative descriptor is not polled (events_fd: the device). */
+		struct pollfd p[3] = { { sigfd, POLLIN, 0 }, { target_fd, POLLIN, 0 },
+				       { events_fd, POLLIN, 0 } };
 		struct timespec now;
 		long long left_ms;
 		int n;
@@ -157,7 +160,7 @@ static enum wake wait_interval(int sigfd, int target_fd, const struct timespec *
 			return WAKE_TIMEOUT;
 		if (poll_ms && left_ms > poll_ms)
 			left_ms = poll_ms;
-		n = poll(p, target_fd >= 0 ? 2 : 1, (int)left_ms);
+		n = poll(p, 3, (int)left_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n > 0 && (p[0].revents & POLLIN)) {
@@ -168,6 +171,13 @@ static enum wake wait_interval(int sigfd, int target_fd, const struct timespec *
 		}
 		if (n > 0 && (p[1].revents & POLLIN))
 			return WAKE_TARGET;
+		if (n > 0 && (p[2].revents & POLLIN))
+			return WAKE_EVENTS;
+		/* Tracing stopped under us: the report says why; no more polling it. */
+		if (n > 0 && (p[2].revents & (POLLERR | POLLHUP))) {
+			events_fd = -1;
+			continue;
+		}
 		if (poll_ms || n <= 0)
 			return WAKE_TIMEOUT;
 	}
@@ -192,6 +202,13 @@ struct session {
 	char *cgroot;			/* cgroup2's mount, to name a kill's memcg */
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	int oom_err;			/* a victim report that failed: ends the session */
+	/* Kills whose stacks follow the victim's "killed process" line. */
+	struct oom_pending {
+		uint32_t victim_pid;
+		uint64_t ts_ns;
+		char comm[MEMTRACE_COMM_LEN];
+	} oom_pending[8];
+	unsigned int nr_oom_pending;
 };
 
 struct heap_totals {
@@ -583,7 +600,7 @@ static int setup(struct session *s, int *exit_code)
  * how long after the kill it was taken).  A kill of another process than
  * the one traced in user mode has no stacks of ours.
  */
-static int oom_stacks(struct session *s, const struct memtrace_ev_oom_kill *r)
+static int oom_stacks(struct session *s, const struct oom_pending *r)
 {
 	const struct mt_options *o = s->o;
 	struct report_ctx ctx = {
@@ -617,7 +634,7 @@ static int oom_stacks(struct session *s, const struct memtrace_ev_oom_kill *r)
 		target_snapshot(s->target, &snap.hdr.target, PROG);
 	else
 		ksyms_refresh(s->ksyms, &err);
-	pressure_comm(comm, r->victim_comm);
+	pressure_comm(comm, r->comm);
 	after_us = snap.hdr.now_ns > r->ts_ns ? (snap.hdr.now_ns - r->ts_ns) / 1000 : 0;
 	if (s->target)
 		snprintf(title, sizeof(title), "Top %u stacks of pid %u (\"%s\") at its OOM kill:",
@@ -636,6 +653,19 @@ static int oom_stacks(struct session *s, const struct memtrace_ev_oom_kill *r)
 	if (ret)
 		fprintf(stderr, PROG ": %s\n", strerror(-ret));
 	return ret;
+}
+
+/* The stacks of pending kill i, which leaves the list. */
+static void oom_report_pending(struct session *s, unsigned int i)
+{
+	struct oom_pending k = s->oom_pending[i];
+
+	s->nr_oom_pending--;
+	memmove(&s->oom_pending[i], &s->oom_pending[i + 1],
+		(s->nr_oom_pending - i) * sizeof(k));
+	fputc('\n', stdout);
+	if (!s->oom_err)
+		s->oom_err = oom_stacks(s, &k);
 }
 
 /* A record from the event rings: a -t line, or (--oom) a kill and its victim. */
@@ -662,15 +692,27 @@ static void on_ring_record(void *ctx, const struct memtrace_ev_hdr *h)
 		if (r->memcg_id && s->cgroot)
 			named = pressure_cgroup_path(s->cgroot, r->memcg_id, path, sizeof(path));
 		pressure_print_oom_kill(stdout, r, when, named ? path : NULL, s->ksyms);
-		fputc('\n', stdout);
-		if (!s->oom_err)
-			s->oom_err = oom_stacks(s, r);
+		if (s->nr_oom_pending == MT_ARRAY_SIZE(s->oom_pending))
+			oom_report_pending(s, 0);
+		s->oom_pending[s->nr_oom_pending].victim_pid = r->victim_pid;
+		s->oom_pending[s->nr_oom_pending].ts_ns = r->ts_ns;
+		memcpy(s->oom_pending[s->nr_oom_pending].comm, r->victim_comm, MEMTRACE_COMM_LEN);
+		s->nr_oom_pending++;
 		break;
 	}
-	case MEMTRACE_EVT_OOM_VICTIM:
-		if (h->size >= sizeof(struct memtrace_ev_oom_victim))
-			pressure_print_oom_victim(stdout, (const void *)h);
+	case MEMTRACE_EVT_OOM_VICTIM: {
+		const struct memtrace_ev_oom_victim *v = (const void *)h;
+
+		if (h->size < sizeof(*v))
+			break;
+		pressure_print_oom_victim(stdout, v);
+		for (unsigned int i = 0; i < s->nr_oom_pending; i++)
+			if (s->oom_pending[i].victim_pid == v->pid) {
+				oom_report_pending(s, i);
+				break;
+			}
 		break;
+	}
 	default:
 		break;		/* not ours */
 	}
@@ -694,6 +736,9 @@ static int drain_trace(struct session *s, bool final)
 			fprintf(stderr, PROG ": %s\n", err.msg);
 			return -1;
 		}
+		/* A victim not marked (yet): its stacks all the same, now. */
+		while (s->nr_oom_pending)
+			oom_report_pending(s, 0);
 		if (s->oom_err)
 			return s->oom_err;
 		if (!s->o->trace)
@@ -769,8 +814,12 @@ int session_run(const struct mt_options *o)
 		while (!signalled && !target_ended(&s)) {
 			struct timespec now;
 
-			/* A -p target's state, and trace records, every 100 ms. */
+			/*
+			 * A -p target's state, and trace records, every 100 ms;
+			 * --oom: a kill's stacks as soon as its record is written.
+			 */
 			signalled = wait_interval(s.sigfd, s.target ? target_fd(s.target) : -1,
+						  o->oom_kills ? s.dev.fd : -1,
 						  &deadline,
 						  (s.target && target_fd(s.target) < 0) || o->trace ||
 						  o->oom_kills ?

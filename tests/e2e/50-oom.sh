@@ -224,4 +224,37 @@ else
 	skip "--oom -p: the victim's stacks at the kill" "no memcg"
 fi
 
+# --kernel-leaks --oom: the same memcg kill of a dd; the kernel's top live
+# stacks follow the kill (read when the record is, so the report says how
+# long after the kill it was taken).
+OUT4=/tmp/oom-k.out
+if new_memcg mtoom 16M; then
+	rm -f "$OUT4"
+	memtrace-read --kernel-leaks --oom 3600 >"$OUT4" 2>&1 &
+	READER=$!
+	if wait_for 60 grep -q "^Attaching to kernel" "$OUT4"; then
+		provoke_oom
+		wait_for 30 grep -q "kernel stacks at the OOM kill of pid $HOG" "$OUT4"
+		kill -INT "$READER"
+		wait "$READER"
+		check_eq "--kernel-leaks --oom: exits 0 on SIGINT" 0 "$?"
+		check_match "--kernel-leaks --oom: the kill of the dd that held 12 MiB" \
+			"OOM kill of PID $HOG \\(\"dd\"\\)" "$(cat "$OUT4")"
+		awk -v t="kernel stacks at the OOM kill of pid $HOG (\"dd\"), " \
+			'index($0, t) { f = 1 } f { print } f && /^$/ { exit }' "$OUT4" >/tmp/oom-k.stacks
+		diag "$(head -n 30 /tmp/oom-k.stacks)"
+		check_match "--kernel-leaks --oom: the kernel's top stacks follow it, with the time since the kill" \
+			"^\\[[0-9:]+\\] Top 10 kernel stacks at the OOM kill of pid $HOG \\(\"dd\"\\), [0-9]+\\.[0-9]{3} ms after it:" \
+			"$(cat /tmp/oom-k.stacks)"
+		check_match "--kernel-leaks --oom: ... symbolized kernel stacks" \
+			"^		[a-z_0-9.]+\\+0x[0-9a-f]+ \\[kernel\\]" "$(cat /tmp/oom-k.stacks)"
+	else
+		not_ok "--kernel-leaks --oom attaches" "$(cat "$OUT4")"
+		kill -KILL "$READER" 2>/dev/null
+	fi
+	rmdir "$CG/mtoom" 2>/dev/null
+else
+	skip "--kernel-leaks --oom" "no memcg"
+fi
+
 check "memtrace.ko unloads" unload_memtrace
