@@ -29,16 +29,9 @@ one_round() {
 	echo "$ns ${pages:-0}"
 }
 
+# measure NAME: the median of ROUNDS rounds, as BENCH lines.
 measure() {
-	i=0
-	while [ $i -lt $ROUNDS ]; do
-		one_round
-		i=$((i + 1))
-	done | sort -n >/tmp/bench-rounds
-	diag "migrate $1 rounds (ns, pages): $(tr '\n' ' ' </tmp/bench-rounds)"
-	line=$(sed -n "$(((ROUNDS + 1) / 2))p" /tmp/bench-rounds)
-	echo "# BENCH migrate-$1-ns ${line% *}"
-	echo "# BENCH migrate-$1-pages ${line#* }"
+	bench_median $ROUNDS "migrate-$1" ns pages one_round
 }
 
 one_round >/dev/null	# warm up

@@ -48,17 +48,9 @@ one_round() {
 	[ "$n" -gt 0 ] && echo "$((ns / n)) $n"
 }
 
-# measure NAME: the median round of ROUNDS, as BENCH lines.
+# measure NAME: the median of ROUNDS rounds, as BENCH lines.
 measure() {
-	i=0
-	while [ $i -lt $ROUNDS ]; do
-		one_round
-		i=$((i + 1))
-	done | sort -n >/tmp/bench-rounds
-	diag "reclaim $1 rounds (per reclaim, reclaims): $(tr '\n' ' ' </tmp/bench-rounds)"
-	line=$(sed -n "$(((ROUNDS + 1) / 2))p" /tmp/bench-rounds)
-	echo "# BENCH reclaim-$1-per ${line% *}"
-	echo "# BENCH reclaim-$1-reclaims ${line#* }"
+	bench_median $ROUNDS "reclaim-$1" per reclaims one_round
 }
 
 # with_reader NAME MODE: measure while memtrace-read MODE traces.
