@@ -1,9 +1,9 @@
 #!/bin/sh
-# Guest half of `make bench` (scripts/bench.sh), in its boot with
-# two NUMA nodes (wall-clock ns under TCG): the cost of the
-# migration hooks per page migrated.  `migratepages 64` writes 64 MiB
+# Guest half of `make bench` (scripts/bench.sh), in its -icount boot with
+# two NUMA nodes (one vCPU; the guest clock counts instructions): the cost
+# of the migration hooks per page migrated.  `migratepages 64` writes 64 MiB
 # bound to node 0 and moves them to node 1 with migrate_pages(2): the same
-# work every run.  Its whole run's ns (nstime run: fork to wait),
+# work every run.  Its whole run's instructions (nstime run: fork to wait),
 # the median of ROUNDS runs, untraced (the floor: the tracepoints are
 # there and off) and under `memtrace-read --migration` (mm_migrate_pages
 # and mm_migrate_pages_start: two records per batch of pages); the pages
