@@ -17,9 +17,18 @@ make -s module KVER="$kver"
 make -s userspace
 make -s -C tests/progs O="$top/build/progs"
 tests/guest/build-test-module.sh "/lib/modules/$kver/build" "build/testkmod-$kver" >/dev/null
+# The reclaim bench (tests/bench/reclaim-cost.sh) reads a file of ext4 on a
+# loop device: Debian's modules, and the empty image tests/check.sh makes.
+[ -d "build/guest-kmods-$kver" ] ||
+	tests/guest/stage-kmods.sh "/lib/modules/$kver" "build/guest-kmods-$kver" ext4 loop crc32c_generic
+if [ ! -f build/bench-data/soak-ext4.img.gz ]; then
+	mkdir -p build/bench-data
+	truncate -s 48M build/bench-data/soak-ext4.img && mkfs.ext4 -q -F build/bench-data/soak-ext4.img &&
+		gzip -f build/bench-data/soak-ext4.img
+fi
 
 # The scripts the instruction-count boot runs (kernel pairs; others may join).
-ICOUNT_SCRIPTS=${ICOUNT_SCRIPTS:-tests/bench/kernel-pairs.sh}
+ICOUNT_SCRIPTS=${ICOUNT_SCRIPTS:-tests/bench/kernel-pairs.sh tests/bench/reclaim-cost.sh}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # BENCH_REUSE=FILE: no guest; tabulate the output a previous run saved
@@ -37,9 +46,23 @@ else
 RUN_GUEST_QEMU_ARGS='-icount shift=0,sleep=off -smp 1,sockets=1' \
 tests/guest/run-guest.sh --kernel "/boot/vmlinuz-$kver" --label bench-icount \
 	--ko-dir "build/kmod-$kver" --ko-dir "build/testkmod-$kver" \
+	--ko-dir "build/guest-kmods-$kver" --data-dir build/bench-data \
 	--bin-dir build/user --bin-dir build/progs --scripts "$ICOUNT_SCRIPTS" \
-	--append tsc=reliable --timeout 1200 |
+	--append tsc=reliable --timeout 1500 |
 	sed 's/^# BENCH\(INFO\)\{0,1\} /&icount-/' | tee "$out"
+# The migration hooks per page migrated (tests/bench/migrate-cost.sh): an
+# -icount boot with two NUMA nodes and one vCPU, on node 0; node 1 has
+# memory only.  (run-guest.sh --numa puts a vCPU on each node, and an
+# -icount boot with two vCPUs and two nodes hung in early boot on 6.1.)
+RUN_GUEST_QEMU_ARGS='-icount shift=0,sleep=off -smp 1,sockets=1
+	-object memory-backend-ram,id=mb0,size=512M -object memory-backend-ram,id=mb1,size=512M
+	-numa node,nodeid=0,cpus=0,memdev=mb0 -numa node,nodeid=1,memdev=mb1' \
+tests/guest/run-guest.sh --kernel "/boot/vmlinuz-$kver" --label bench-numa-icount \
+	--ko-dir "build/kmod-$kver" --bin-dir build/user --bin-dir build/progs \
+	--scripts tests/bench/migrate-cost.sh --mem 1024 \
+	--append tsc=reliable --timeout 900 |
+	sed 's/^# BENCH\(INFO\)\{0,1\} /&icount-/' | tee -a "$out" ||
+	echo "bench: the NUMA icount guest reported failures (see above)" >&2
 # tsc=reliable: with 2 vCPUs under TCG the kernel finds the TSCs out of
 # sync and falls back to the HPET, whose every read (a timestamp per
 # recorded allocation, clock_gettime()) is an emulated MMIO access; real
@@ -571,8 +594,57 @@ ttable=$(
 	grep '^# BENCHINFO trace ' "$out" | sed 's/^# BENCHINFO //'
 	echo '```'
 } >>docs/benchmarks.md
+# Pressure hooks (tests/bench/reclaim-cost.sh and migrate-cost.sh, the
+# icount boots): instructions added per memcg reclaim and per page migrated.
+prow() {	# prow LABEL PER FLOOR_PER UNITS: "| label | per | added |"
+	awk -v l="$1" -v x="$2" -v f="$3" -v n="$4" 'BEGIN {
+		if (x == "") { printf "| %s | ? | | |\n", l; exit }
+		printf "| %s | %d | %s | %s |\n", l, x, f == "" || l ~ /untraced/ ? "" : sprintf("%+d", x - f), n }'
+}
+mig_per() {	# mig_per CONFIG: instructions of the run per page moved
+	awk -v x="$(val "icount-migrate-$1-ns")" -v p="$(val "icount-migrate-$1-pages")" 'BEGIN {
+		if (x != "" && p > 0) printf "%.1f", x / p }'
+}
+ptable=$(
+	echo "| operation, configuration | instructions per operation | added | operations measured |"
+	echo "|---|---|---|---|"
+	f=$(val icount-reclaim-untraced-per)
+	prow "memcg reclaim, untraced" "$f" "$f" "$(val icount-reclaim-untraced-reclaims)"
+	prow "memcg reclaim, --reclaim" "$(val icount-reclaim-reclaim-per)" "$f" \
+		"$(val icount-reclaim-reclaim-reclaims)"
+	prow "memcg reclaim, --vmscan" "$(val icount-reclaim-vmscan-per)" "$f" \
+		"$(val icount-reclaim-vmscan-reclaims)"
+	f=$(mig_per untraced)
+	prow "page migrated (migrate_pages(2)), untraced" "$f" "$f" \
+		"$(val icount-migrate-untraced-pages)"
+	prow "page migrated (migrate_pages(2)), --migration" "$(mig_per migration)" "$f" \
+		"$(val icount-migrate-migration-pages)"
+)
+{
+	echo
+	echo "## Memory pressure hooks: cost per reclaim and per page migrated"
+	echo
+	echo "Instructions (-icount boots, one vCPU: the guest clock counts them), the"
+	echo "median of 3 runs (migration: 5). Reclaim (tests/bench/reclaim-cost.sh):"
+	echo "a 32 MiB file of ext4 on a loop device read from a cold page cache in"
+	echo "a memcg of 8 MiB, the read's instructions over the memcg reclaims it"
+	echo "made (memory.events' max); untraced is the floor (the tracepoints off),"
+	echo "the reader runs on the same vCPU (its draining is in the count)."
+	echo "Migration (tests/bench/migrate-cost.sh, two NUMA nodes): \`migratepages"
+	echo "64\` (64 MiB written on node 0 and moved to node 1 by migrate_pages(2))"
+	echo "from fork to exit, over the pages it moved: the fixed costs (fork, exec,"
+	echo "the page faults) are in both rows, so the difference is the hooks'."
+	echo
+	echo "$ptable"
+	echo
+	echo '```'
+	grep -E '^# BENCHINFO icount-(reclaim|migrate)' "$out" | sed 's/^# BENCHINFO icount-//'
+	echo '```'
+} >>docs/benchmarks.md
 echo
 echo "$table"
+echo
+echo "$ptable"
 echo
 echo "$utable"
 echo

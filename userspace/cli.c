@@ -158,7 +158,9 @@ void cli_usage(FILE *out, const char *prog)
 "  --oom                 each OOM kill, as oomkill(8): trigger, victim, its\n"
 "                        memory, the memcg and its limit, constraint, load and\n"
 "                        the trigger's kernel stack; [count] intervals, or until\n"
-"                        Ctrl+C\n"
+"                        Ctrl+C.  With -p, -c or --kernel-leaks: the leak report\n"
+"                        as usual, and at each kill the traced victim's (or the\n"
+"                        kernel's) top -T live stacks\n"
 "  --reclaim             each direct (and memcg) reclaim, as drsnoop(8): task,\n"
 "                        latency, pages reclaimed; a latency histogram per\n"
 "                        process at the end\n"
@@ -998,6 +1000,22 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 	}
 	if (o->stacks)
 		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm");
+	/*
+	 * --oom in a leak session (oomkill and memleak at once): each kill, and
+	 * the traced process's (or the kernel's) top live stacks at it.
+	 */
+	if (oom && !reclaim && !vmscan && !compaction && !migration && !use &&
+	    (kernel_leaks || o->pid || o->cmd_argv)) {
+		if (!cli_text_report(o) || o->memleak_format)
+			return mt_errf(err, EINVAL, "--oom with %s prints its kills in the text "
+				       "report: not with --json, --folded or --memleak-format",
+				       kernel_leaks ? "--kernel-leaks" : o->pid ? "-p" : "-c");
+		if (o->follow_forks)
+			return mt_errf(err, EINVAL, "--oom with --follow-forks: the victim's stacks "
+				       "are told apart only for one traced process");
+		o->oom_kills = true;
+		oom = false;
+	}
 	if (oom || reclaim || vmscan || compaction || migration || use) {
 		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM :
 			  vmscan ? MT_MODE_VMSCAN : compaction ? MT_MODE_COMPACTION :

@@ -103,6 +103,11 @@ struct mt_options {
 	const char *module;		/* --module: stacks through this module's code */
 	uint32_t events;		/* --events: MEMTRACE_EV_* to attach; 0: the mode's */
 	bool stacks;			/* --stacks, --mmap: bytes mapped by user stack */
+	/*
+	 * --oom with -p, -c or --kernel-leaks: the leak session also prints
+	 * each OOM kill, and with it the top stacks of what was traced.
+	 */
+	bool oom_kills;
 	const char *usdt;		/* --usdt BINARY:PROVIDER:NAME, into argv */
 	wordexp_t words;		/* -c split */
 

@@ -26,6 +26,7 @@
 #include "evreader.h"
 #include "fmt.h"
 #include "ksyms.h"
+#include "pressure.h"
 #include "report.h"
 #include "rmodel.h"
 #include "slabview.h"
@@ -133,6 +134,7 @@ enum wake {
 	WAKE_TIMEOUT,
 	WAKE_SIGNAL,		/* SIGINT or SIGTERM: the last report, then stop */
 	WAKE_TARGET,		/* news of a user-mode target */
+	WAKE_EVENTS,		/* --oom: records in the event rings */
 };
 
 /*
@@ -140,11 +142,13 @@ enum wake {
  * (its descriptor), or, if poll_ms, at most that long (a -p target's
  * state, and trace records, are checked that often).
  */
-static enum wake wait_interval(int sigfd, int target_fd, const struct timespec *deadline,
-			       long poll_ms)
+static enum wake wait_interval(int sigfd, int target_fd, int events_fd,
+			       const struct timespec *deadline, long poll_ms)
 {
 	for (;;) {
-		struct pollfd p[2] = { { sigfd, POLLIN, 0 }, { target_fd, POLLIN, 0 } };
+		/* A negative descriptor is not polled (events_fd: the device). */
+		struct pollfd p[3] = { { sigfd, POLLIN, 0 }, { target_fd, POLLIN, 0 },
+				       { events_fd, POLLIN, 0 } };
 		struct timespec now;
 		long long left_ms;
 		int n;
@@ -156,7 +160,7 @@ static enum wake wait_interval(int sigfd, int target_fd, const struct timespec *
 			return WAKE_TIMEOUT;
 		if (poll_ms && left_ms > poll_ms)
 			left_ms = poll_ms;
-		n = poll(p, target_fd >= 0 ? 2 : 1, (int)left_ms);
+		n = poll(p, 3, (int)left_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n > 0 && (p[0].revents & POLLIN)) {
@@ -167,6 +171,13 @@ static enum wake wait_interval(int sigfd, int target_fd, const struct timespec *
 		}
 		if (n > 0 && (p[1].revents & POLLIN))
 			return WAKE_TARGET;
+		if (n > 0 && (p[2].revents & POLLIN))
+			return WAKE_EVENTS;
+		/* Tracing stopped under us: the report says why; no more polling it. */
+		if (n > 0 && (p[2].revents & (POLLERR | POLLHUP))) {
+			events_fd = -1;
+			continue;
+		}
 		if (poll_ms || n <= 0)
 			return WAKE_TIMEOUT;
 	}
@@ -187,6 +198,17 @@ struct session {
 	/* -t: records from the per-CPU event rings (else read(2), an older module) */
 	bool trace_ring;
 	struct evreader er;
+	/* --oom: kills come through the same rings */
+	char *cgroot;			/* cgroup2's mount, to name a kill's memcg */
+	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	int oom_err;			/* a victim report that failed: ends the session */
+	/* Kills whose stacks follow the victim's "killed process" line. */
+	struct oom_pending {
+		uint32_t victim_pid;
+		uint64_t ts_ns;
+		char comm[MEMTRACE_COMM_LEN];
+	} oom_pending[8];
+	unsigned int nr_oom_pending;
 };
 
 struct heap_totals {
@@ -485,6 +507,14 @@ static int setup(struct session *s, int *exit_code)
 			"module (memtrace.ko %s filters no tasks)\n", s->dev.version.module_version);
 		return -EOPNOTSUPP;
 	}
+	if (o->oom_kills && (!(s->dev.version.features & MEMTRACE_FEAT_EVRING) ||
+			     !(s->dev.version.features & MEMTRACE_EV_OOM))) {
+		fprintf(stderr, PROG ": --oom: not supported by this module on this kernel "
+			"(memtrace.ko %s: %s)\n", s->dev.version.module_version,
+			!(s->dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
+			"oom_kill_process cannot be probed");
+		return -EOPNOTSUPP;
+	}
 	s->wanted = wanted_events(o);
 	features = s->dev.version.features;
 	/* A module that reports no features yet attaches at start: the
@@ -523,6 +553,12 @@ static int setup(struct session *s, int *exit_code)
 	s->trace_ring = o->trace && (s->dev.version.features & MEMTRACE_FEAT_TRACE_RING);
 	if (s->trace_ring)
 		cfg.trace_flags = MEMTRACE_TRACEF_EVRING;
+	if (o->oom_kills) {
+		/* A ring event besides the allocations: the module makes rings for it. */
+		cfg.events |= MEMTRACE_EV_OOM;
+		s->cgroot = pressure_cgroup2_root();
+		s->mono_to_real_ns = mt_realtime_offset_ns();
+	}
 	if (o->by_cgroup) {
 		cfg.cgroup_fd = open(o->by_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cfg.cgroup_fd < 0) {
@@ -546,27 +582,144 @@ static int setup(struct session *s, int *exit_code)
 		ret = device_set_buffer(&s->dev, DEVICE_INITIAL_BUFFER, &err);
 	if (!ret)
 		ret = device_start(&s->dev, &err);
-	if (!ret && s->trace_ring)
+	if (!ret && (s->trace_ring || o->oom_kills))
 		ret = evreader_open(&s->er, &s->dev, &err);
 	if (ret)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 	return ret;
 }
 
-/* One -t line from the event rings; records of other types are not ours. */
-static void print_trace_event(void *ctx, const struct memtrace_ev_hdr *h)
+/*
+ * --oom: the top live stacks of what the session traces, right after the
+ * kill r: the victim's own when it is the traced process (the module keeps
+ * a traced process's live allocations once it is gone: nothing frees them
+ * at a SIGKILL, and its slot is never reused in the session, so the
+ * snapshot holds them whether or not the victim has exited yet), else the
+ * kernel's with --kernel-leaks (taken when the record is read: the
+ * victim's exit may have freed kernel objects by then, and the report says
+ * how long after the kill it was taken).  A kill of another process than
+ * the one traced in user mode has no stacks of ours.
+ */
+static int oom_stacks(struct session *s, const struct oom_pending *r)
+{
+	const struct mt_options *o = s->o;
+	struct report_ctx ctx = {
+		.opts = o, .ksyms = s->ksyms,
+		.images = s->target ? target_images(s->target) : NULL,
+	};
+	char title[160], comm[MEMTRACE_COMM_LEN + 1];
+	struct stack_total *totals = NULL;
+	struct mt_snapshot snap;
+	struct mt_err err;
+	size_t len, nr_totals = 0;
+	uint64_t after_us;
+	void *buf;
+	int ret;
+
+	if (s->target && (int)r->victim_pid != (int)target_pid(s->target))
+		return 0;
+	/* Every live allocation, whatever its age: what the victim held. */
+	ret = device_snapshot(&s->dev, 0, 0, &buf, &len, &err);
+	if (ret) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return ret;
+	}
+	ret = snapshot_parse(buf, len, &snap, &err);
+	free(buf);
+	if (ret) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return ret;
+	}
+	if (s->target)
+		target_snapshot(s->target, &snap.hdr.target, PROG);
+	else
+		ksyms_refresh(s->ksyms, &err);
+	pressure_comm(comm, r->comm);
+	after_us = snap.hdr.now_ns > r->ts_ns ? (snap.hdr.now_ns - r->ts_ns) / 1000 : 0;
+	if (s->target)
+		snprintf(title, sizeof(title), "Top %u stacks of pid %u (\"%s\") at its OOM kill:",
+			 o->top, r->victim_pid, comm);
+	else
+		snprintf(title, sizeof(title), "Top %u kernel stacks at the OOM kill of pid %u "
+			 "(\"%s\"), %" PRIu64 ".%03" PRIu64 " ms after it:", o->top,
+			 r->victim_pid, comm, after_us / 1000, after_us % 1000);
+	ctx.title = title;
+	timestamp(ctx.timestamp, sizeof(ctx.timestamp));
+	ret = aggregate_by_stack(&snap, report_kind_mask(o), &totals, &nr_totals);
+	if (!ret)
+		ret = report_leaks(stdout, &snap, totals, nr_totals, &ctx);
+	free(totals);
+	snapshot_free(&snap);
+	if (ret)
+		fprintf(stderr, PROG ": %s\n", strerror(-ret));
+	return ret;
+}
+
+/* The stacks of pending kill i, which leaves the list. */
+static void oom_report_pending(struct session *s, unsigned int i)
+{
+	struct oom_pending k = s->oom_pending[i];
+
+	s->nr_oom_pending--;
+	memmove(&s->oom_pending[i], &s->oom_pending[i + 1],
+		(s->nr_oom_pending - i) * sizeof(k));
+	fputc('\n', stdout);
+	if (!s->oom_err)
+		s->oom_err = oom_stacks(s, &k);
+}
+
+/* A record from the event rings: a -t line, or (--oom) a kill and its victim. */
+static void on_ring_record(void *ctx, const struct memtrace_ev_hdr *h)
 {
 	struct session *s = ctx;
 	const struct memtrace_ev_trace *ev = (const void *)h;
 
-	if ((h->type != MEMTRACE_EVT_ALLOC_TRACE && h->type != MEMTRACE_EVT_FREE_TRACE) ||
-	    h->size < sizeof(*ev))
-		return;
-	tracefmt_line(stdout, &ev->rec, s->ksyms, s->target ? target_images(s->target) : NULL);
+	switch (h->type) {
+	case MEMTRACE_EVT_ALLOC_TRACE:
+	case MEMTRACE_EVT_FREE_TRACE:
+		if (s->o->trace && h->size >= sizeof(*ev))
+			tracefmt_line(stdout, &ev->rec, s->ksyms,
+				      s->target ? target_images(s->target) : NULL);
+		break;
+	case MEMTRACE_EVT_OOM_KILL: {
+		const struct memtrace_ev_oom_kill *r = (const void *)h;
+		time_t when = (time_t)(((int64_t)r->ts_ns + s->mono_to_real_ns) / 1000000000LL);
+		char path[4096];
+		bool named = false;
+
+		if (h->size < sizeof(*r))
+			break;
+		if (r->memcg_id && s->cgroot)
+			named = pressure_cgroup_path(s->cgroot, r->memcg_id, path, sizeof(path));
+		pressure_print_oom_kill(stdout, r, when, named ? path : NULL, s->ksyms);
+		if (s->nr_oom_pending == MT_ARRAY_SIZE(s->oom_pending))
+			oom_report_pending(s, 0);
+		s->oom_pending[s->nr_oom_pending].victim_pid = r->victim_pid;
+		s->oom_pending[s->nr_oom_pending].ts_ns = r->ts_ns;
+		memcpy(s->oom_pending[s->nr_oom_pending].comm, r->victim_comm, MEMTRACE_COMM_LEN);
+		s->nr_oom_pending++;
+		break;
+	}
+	case MEMTRACE_EVT_OOM_VICTIM: {
+		const struct memtrace_ev_oom_victim *v = (const void *)h;
+
+		if (h->size < sizeof(*v))
+			break;
+		pressure_print_oom_victim(stdout, v);
+		for (unsigned int i = 0; i < s->nr_oom_pending; i++)
+			if (s->oom_pending[i].victim_pid == v->pid) {
+				oom_report_pending(s, i);
+				break;
+			}
+		break;
+	}
+	default:
+		break;		/* not ours */
+	}
 }
 
 /*
- * -t: print the trace records waiting in the module's rings, in time
+ * -t and --oom: print the records waiting in the module's rings, in time
  * order (evreader_drain_ordered()); final once the session is stopped.
  */
 static int drain_trace(struct session *s, bool final)
@@ -576,14 +729,22 @@ static int drain_trace(struct session *s, bool final)
 	struct mt_err err;
 	long n;
 
-	if (!s->o->trace)
+	if (!s->o->trace && !s->o->oom_kills)
 		return 0;
-	if (s->trace_ring) {
-		if (evreader_drain_ordered(&s->er, final, print_trace_event, s, &err)) {
+	if (s->er.map) {
+		if (evreader_drain_ordered(&s->er, final, on_ring_record, s, &err)) {
 			fprintf(stderr, PROG ": %s\n", err.msg);
 			return -1;
 		}
-		return flush_output();
+		/* A victim not marked (yet): its stacks all the same, now. */
+		while (s->nr_oom_pending)
+			oom_report_pending(s, 0);
+		if (s->oom_err)
+			return s->oom_err;
+		if (!s->o->trace)
+			return flush_output();
+		if (s->trace_ring)
+			return flush_output();
 	}
 	do {
 		n = device_read_trace(&s->dev, recs, MT_ARRAY_SIZE(recs), &err);
@@ -653,10 +814,15 @@ int session_run(const struct mt_options *o)
 		while (!signalled && !target_ended(&s)) {
 			struct timespec now;
 
-			/* A -p target's state, and trace records, every 100 ms. */
+			/*
+			 * A -p target's state, and trace records, every 100 ms;
+			 * --oom: a kill's stacks as soon as its record is written.
+			 */
 			signalled = wait_interval(s.sigfd, s.target ? target_fd(s.target) : -1,
+						  o->oom_kills ? s.dev.fd : -1,
 						  &deadline,
-						  (s.target && target_fd(s.target) < 0) || o->trace ?
+						  (s.target && target_fd(s.target) < 0) || o->trace ||
+						  o->oom_kills ?
 						  100 : 0) == WAKE_SIGNAL;
 			if (drain_trace(&s, false)) {
 				status = 1;
@@ -688,8 +854,9 @@ stop:
 		if (status == 0 && drain_trace(&s, true))
 			status = 1;
 		/* Final once stopped: what -t printed and this add up to every call. */
-		if (status == 0 && s.trace_ring) {
-			evreader_print_lost(&s.er, stdout, "trace records");
+		if (status == 0 && s.er.map) {
+			evreader_print_lost(&s.er, stdout, s.trace_ring ? "trace records" :
+					    "OOM records");
 			if (flush_output())
 				status = 1;
 		}
@@ -704,6 +871,7 @@ out:
 	if (s.sigfd >= 0)
 		close(s.sigfd);
 	ksyms_free(s.ksyms);
+	free(s.cgroot);
 	trend_free(s.trend);
 	slab_state_free(s.slab);
 	return status;

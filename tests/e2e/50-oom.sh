@@ -168,4 +168,93 @@ else
 fi
 
 rmdir "$CG/mtoom" 2>/dev/null
+
+# --oom -p: memleak and oomkill at once.  userleak (its leaks known: 2724
+# bytes in 14 allocations from 4 stacks) is traced in a memcg of 16 MiB and
+# then touches 64 MiB: the OOM killer ends it.  The reader is stopped
+# (SIGSTOP) from before the kill until the victim has been reaped, so it
+# reads the kill's record and takes its snapshot after the victim is gone:
+# the stacks must be there all the same, exactly, as they were at the kill.
+OUT3=/tmp/oom-p.out
+UL_OUT=/tmp/oom-ul.out
+oom_p_reader_gone() { ! kill -0 "$READER" 2>/dev/null; }
+if new_memcg mtoomp 16M; then
+	rm -f "$UL_OUT" "$OUT3"
+	sh -c "echo \$\$ >$CG/mtoomp/cgroup.procs && exec userleak --wait-oom 64" >"$UL_OUT" 2>&1 &
+	UL=$!
+	if wait_for 30 grep -qx ready "$UL_OUT"; then
+		memtrace-read --oom -p "$UL" 3600 >"$OUT3" 2>&1 &
+		READER=$!
+		if wait_for 60 grep -qx "Attaching to pid $UL, Ctrl+C to quit." "$OUT3"; then
+			kill -STOP "$READER"
+			kill -USR1 "$UL"
+			wait "$UL"
+			ul_status=$?
+			kill -CONT "$READER"
+			check_eq "--oom -p: the traced userleak is killed (SIGKILL)" 137 "$ul_status"
+			if wait_for 60 oom_p_reader_gone; then
+				wait "$READER"
+				check_eq "--oom -p: memtrace-read exits 0 once its target is gone" 0 "$?"
+			else
+				not_ok "--oom -p: memtrace-read exits once its target is gone" "$(tail -n 20 "$OUT3")"
+				kill -KILL "$READER" 2>/dev/null
+			fi
+			diag "$(cat "$OUT3")"
+			check_match "--oom -p: the kill names the traced victim" \
+				"OOM kill of PID $UL \\(\"userleak\"\\)" "$(cat "$OUT3")"
+			# The victim's section: from its title to the blank line after it.
+			awk -v t="stacks of pid $UL (\"userleak\") at its OOM kill:" \
+				'index($0, t) { f = 1 } f { print } f && /^$/ { exit }' "$OUT3" >/tmp/oom-p.stacks
+			check_eq "--oom -p: one report of the victim's stacks at its kill" 1 \
+				"$(grep -c '^\[[0-9:]*\] Top [0-9]* stacks of pid' /tmp/oom-p.stacks)"
+			check_userleak_stacks "--oom -p, at the kill (read after the victim was reaped)" \
+				/tmp/oom-p.stacks
+			check_userleak_stacks "--oom -p, in use at exit" "$OUT3"
+		else
+			not_ok "--oom -p attaches to userleak" "$(cat "$OUT3")"
+			kill -KILL "$READER" "$UL" 2>/dev/null
+			wait "$UL" 2>/dev/null
+		fi
+	else
+		not_ok "userleak --wait-oom starts in the memcg" "$(cat "$UL_OUT")"
+		kill -KILL "$UL" 2>/dev/null
+	fi
+	rmdir "$CG/mtoomp" 2>/dev/null
+else
+	skip "--oom -p: the victim's stacks at the kill" "no memcg"
+fi
+
+# --kernel-leaks --oom: the same memcg kill of a dd; the kernel's top live
+# stacks follow the kill (read when the record is, so the report says how
+# long after the kill it was taken).
+OUT4=/tmp/oom-k.out
+if new_memcg mtoom 16M; then
+	rm -f "$OUT4"
+	memtrace-read --kernel-leaks --oom 3600 >"$OUT4" 2>&1 &
+	READER=$!
+	if wait_for 60 grep -q "^Attaching to kernel" "$OUT4"; then
+		provoke_oom
+		wait_for 30 grep -q "kernel stacks at the OOM kill of pid $HOG" "$OUT4"
+		kill -INT "$READER"
+		wait "$READER"
+		check_eq "--kernel-leaks --oom: exits 0 on SIGINT" 0 "$?"
+		check_match "--kernel-leaks --oom: the kill of the dd that held 12 MiB" \
+			"OOM kill of PID $HOG \\(\"dd\"\\)" "$(cat "$OUT4")"
+		awk -v t="kernel stacks at the OOM kill of pid $HOG (\"dd\"), " \
+			'index($0, t) { f = 1 } f { print } f && /^$/ { exit }' "$OUT4" >/tmp/oom-k.stacks
+		diag "$(head -n 30 /tmp/oom-k.stacks)"
+		check_match "--kernel-leaks --oom: the kernel's top stacks follow it, with the time since the kill" \
+			"^\\[[0-9:]+\\] Top 10 kernel stacks at the OOM kill of pid $HOG \\(\"dd\"\\), [0-9]+\\.[0-9]{3} ms after it:" \
+			"$(cat /tmp/oom-k.stacks)"
+		check_match "--kernel-leaks --oom: ... symbolized kernel stacks" \
+			"^		[a-z_0-9.]+\\+0x[0-9a-f]+ \\[kernel\\]" "$(cat /tmp/oom-k.stacks)"
+	else
+		not_ok "--kernel-leaks --oom attaches" "$(cat "$OUT4")"
+		kill -KILL "$READER" 2>/dev/null
+	fi
+	rmdir "$CG/mtoom" 2>/dev/null
+else
+	skip "--kernel-leaks --oom" "no memcg"
+fi
+
 check "memtrace.ko unloads" unload_memtrace

@@ -492,3 +492,20 @@ growth_own_stacks() {
 		echo
 	done
 }
+
+# bench_median ROUNDS LABEL KEY1 KEY2 CMD...: CMD ROUNDS times, each run
+# printing "V1 V2"; of the median run by V1, "# BENCH LABEL-KEY1 V1" and
+# "# BENCH LABEL-KEY2 V2" (tests/bench: scripts/bench.sh reads them).
+bench_median() {
+	_bm_n=$1 _bm_label=$2 _bm_k1=$3 _bm_k2=$4
+	shift 4
+	_bm_i=0
+	while [ "$_bm_i" -lt "$_bm_n" ]; do
+		"$@"
+		_bm_i=$((_bm_i + 1))
+	done | sort -n >/tmp/bench-rounds
+	diag "$_bm_label rounds ($_bm_k1 $_bm_k2): $(tr '\n' ' ' </tmp/bench-rounds)"
+	_bm_line=$(sed -n "$(((_bm_n + 1) / 2))p" /tmp/bench-rounds)
+	echo "# BENCH $_bm_label-$_bm_k1 ${_bm_line% *}"
+	echo "# BENCH $_bm_label-$_bm_k2 ${_bm_line#* }"
+}

@@ -22,10 +22,19 @@
  *                            write "done\n", wait for SIGTERM, _exit(0)
  *                            (SIGTERM before SIGUSR1: _exit(0) at once;
  *                            SIGUSR1 again after "done": ignored)
+ *        userleak --wait-oom MIB
+ *                            as --wait, but after "done" map MIB MiB of
+ *                            anonymous memory with the raw system call
+ *                            (no allocator call memtrace sees) and touch
+ *                            every page: in a memcg with a smaller
+ *                            memory.max, the OOM killer ends it with its
+ *                            leaks live (exit status 4 if it survives)
  */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /*
@@ -166,15 +175,19 @@ static void wait_signal(const sigset_t *blocked, int want)
 int main(int argc, char **argv)
 {
 	const char *exec_path = NULL;
+	unsigned long oom_mib = 0;
 	int wait_mode = 0;
 	sigset_t blocked;
 
 	if (argc == 2 && !strcmp(argv[1], "--wait"))
 		wait_mode = 1;
+	else if (argc == 3 && !strcmp(argv[1], "--wait-oom") &&
+		 (oom_mib = strtoul(argv[2], NULL, 10)) != 0)
+		wait_mode = 1;
 	else if (argc == 3 && !strcmp(argv[1], "--exec"))
 		exec_path = argv[2];	/* allocate, then become exec_path */
 	else if (argc != 1)
-		die("usage: userleak [--wait | --exec PROGRAM]\n");
+		die("usage: userleak [--wait | --wait-oom MIB | --exec PROGRAM]\n");
 
 	if (wait_mode) {
 		/* Blocked before "ready": a signal sent right after stays pending. */
@@ -201,6 +214,18 @@ int main(int argc, char **argv)
 	}
 	if (wait_mode) {
 		say("done\n");
+		if (oom_mib) {
+			size_t len = oom_mib << 20;
+			/* Not mmap(): libc's is a function memtrace may probe. */
+			char *p = (char *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+						  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				die("userleak: mmap failed\n");
+			for (size_t off = 0; off < len; off += 4096)
+				((volatile char *)p)[off] = 1;
+			_exit(4);
+		}
 		wait_signal(&blocked, SIGTERM);
 		_exit(0);
 	}

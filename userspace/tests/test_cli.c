@@ -218,6 +218,15 @@ static void test_formats(void)
 	r = PARSE(&o, &e, "--oom", "--json");
 	check(r == 0 && o.mode == MT_MODE_OOM && o.json && !cli_text_report(&o),
 	      "cli: --oom --json: records instead of the text");
+	/* --oom in a leak session: the mode stays the leak mode's. */
+	r = PARSE(&o, &e, "--oom", "-p", "123");
+	check(r == 0 && o.mode == MT_MODE_USER && o.oom_kills && o.pid == 123,
+	      "cli: --oom -p: user mode, with each kill and the victim's stacks");
+	r = PARSE(&o, &e, "--kernel-leaks", "--oom", "5");
+	check(r == 0 && o.mode == MT_MODE_KERNEL_LEAKS && o.oom_kills && o.interval_s == 5,
+	      "cli: --kernel-leaks --oom: kernel leaks, with each kill and the top stacks");
+	r = PARSE(&o, &e, "--oom");
+	check(r == 0 && o.mode == MT_MODE_OOM && !o.oom_kills, "cli: --oom alone is oomkill's mode");
 	r = PARSE(&o, &e, "--vmscan", "--json=/tmp/v.json", "1", "5");
 	check(r == 0 && o.mode == MT_MODE_VMSCAN && cli_text_report(&o),
 	      "cli: --vmscan --json=FILE keeps the text");
@@ -250,6 +259,10 @@ void cli_tests(void)
 	EXPECT_ERROR("memleak has no --slab", "--slab", "--memleak-format");
 	EXPECT_ERROR("-a prints text lines", "-a", "--json");
 	EXPECT_ERROR("cannot be combined with --pprof", "--oom", "--pprof", "x");
+	EXPECT_ERROR("--oom with -p prints its kills in the text report", "--oom", "-p", "1",
+		     "--json");
+	EXPECT_ERROR("--oom with --follow-forks", "--oom", "-c", "true", "--follow-forks");
+	EXPECT_ERROR("--oom reports memory pressure events", "--oom", "--slab");
 	EXPECT_ERROR("--reclaim reports memory pressure events, not allocations: it cannot be "
 		     "combined with --folded (it has no stacks to fold", "--reclaim", "--folded");
 	EXPECT_ERROR("--mmap reports system calls, not allocations: it cannot be combined with "

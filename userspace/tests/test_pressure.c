@@ -243,8 +243,11 @@ static void test_cli(void)
 	      o.interval_s == 2 && o.count == 3, "pressure cli: --reclaim with interval and count");
 	check(cli_parse_words(&o, &err, 3, "--oom", "--reclaim") == -EINVAL &&
 	      strstr(err.msg, "different modes"), "pressure cli: --oom and --reclaim: one mode");
-	check(cli_parse_words(&o, &err, 4, "--oom", "-p", "1") == -EINVAL &&
+	check(cli_parse_words(&o, &err, 4, "--reclaim", "-p", "1") == -EINVAL &&
 	      strstr(err.msg, "cannot be combined with -p"), "pressure cli: not with -p (%s)", err.msg);
+	/* --oom with -p is memleak and oomkill at once (test_cli.c). */
+	check(cli_parse_words(&o, &err, 4, "--oom", "-p", "1") == 0 && o.mode == MT_MODE_USER &&
+	      o.oom_kills, "pressure cli: --oom -p traces the process and its kills");
 	check(cli_parse_words(&o, &err, 3, "--reclaim", "--slab") == -EINVAL &&
 	      strstr(err.msg, "--slab"), "pressure cli: not with --slab");
 	check(cli_parse_words(&o, &err, 4, "--oom", "--cache", "dentry") == -EINVAL &&
