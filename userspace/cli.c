@@ -296,7 +296,8 @@ void cli_usage(FILE *out, const char *prog)
 "                        reported, alloc_space/alloc_objects since the start\n"
 "  --prometheus FILE     node_exporter textfile metrics of the latest report,\n"
 "                        rewritten atomically each interval: the top %d\n"
-"                        stacks' bytes and allocations, slab caches, losses\n"
+"                        stacks' bytes and allocations, slab caches, losses;\n"
+"                        the pressure modes and --use: their counters\n"
 "  --svg FILE            the latest report as an interactive flame graph, one\n"
 "                        self-contained SVG (click zooms, Search, tooltips)\n"
 "\n"
@@ -495,12 +496,10 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->pid || o->cmd_argv)
 		other = o->pid ? "-p" : "-c";
-	else if (o->folded || o->pprof_file || o->prometheus_file || o->svg_file ||
-		 o->memleak_format)
+	else if (o->folded || o->pprof_file || o->svg_file || o->memleak_format)
+		/* --prometheus does apply: the pressure counters (evprom.h). */
 		other = o->folded ? "--folded (it has no stacks to fold; --json has every record)" :
-			o->pprof_file ? "--pprof" :
-			o->prometheus_file ? "--prometheus" : o->svg_file ? "--svg" :
-			"--memleak-format";
+			o->pprof_file ? "--pprof" : o->svg_file ? "--svg" : "--memleak-format";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
 		other = o->trace ? "-t" : o->show_allocs ? "-a" : o->combined_only ? "-C" : "-P";
 	else if (o->nr_caches || o->by_pid || o->by_comm || o->by_cgroup || o->module ||

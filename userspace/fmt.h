@@ -45,6 +45,11 @@ int fmt_pprof(FILE *out, const struct report_model *m, struct mt_err *err);
 /* The report's metrics in Prometheus' text exposition format. */
 int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err);
 
+/* A metric's "# HELP" and "# TYPE" lines (also the event modes': evprom.h). */
+void fmt_prom_header(FILE *out, const char *name, const char *type, const char *help);
+/* A label value, escaped as the exposition format wants (\\, \", \n). */
+void fmt_prom_label_value(FILE *out, const char *s);
+
 /* The report as a flame graph: one SVG file with its script and style. */
 int fmt_svg(FILE *out, const struct report_model *m, struct mt_err *err);
 

@@ -19,8 +19,7 @@
 /* Innermost functions named in a stack's label. */
 #define FMT_PROM_FRAMES 3
 
-/* A label value, escaped as the exposition format wants (\\, \", \n). */
-static void put_label_value(FILE *out, const char *s)
+void fmt_prom_label_value(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"')
@@ -32,7 +31,7 @@ static void put_label_value(FILE *out, const char *s)
 	}
 }
 
-static void header(FILE *out, const char *name, const char *type, const char *help)
+void fmt_prom_header(FILE *out, const char *name, const char *type, const char *help)
 {
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
@@ -44,7 +43,7 @@ static void stack_label(FILE *out, const struct rm_stack *s)
 	size_t shown = 0;
 
 	if (!s->nr_frames) {
-		put_label_value(out, s->note ? s->note : "[no stack]");
+		fmt_prom_label_value(out, s->note ? s->note : "[no stack]");
 		return;
 	}
 	for (size_t i = 0; i < s->nr_frames && shown < FMT_PROM_FRAMES; i++) {
@@ -52,7 +51,7 @@ static void stack_label(FILE *out, const struct rm_stack *s)
 			continue;
 		if (shown++)
 			fputc(';', out);
-		put_label_value(out, fmt_frame_name(&s->frames[i], name, sizeof(name)));
+		fmt_prom_label_value(out, fmt_frame_name(&s->frames[i], name, sizeof(name)));
 	}
 }
 
@@ -69,7 +68,7 @@ static void stack_series(FILE *out, const struct report_model *m, const char *me
 			fprintf(out, "image=\"%" PRIu32 "\",", s->image);
 		if (s->cache) {
 			fputs("cache=\"", out);
-			put_label_value(out, s->cache);
+			fmt_prom_label_value(out, s->cache);
 			fputs("\",", out);
 		}
 		fputs("functions=\"", out);
@@ -85,10 +84,10 @@ static void cache_series(FILE *out, const struct report_model *m, const char *me
 	char help[128];
 
 	snprintf(help, sizeof(help), "%s, per cache (%s).", what, which);
-	header(out, metric, "gauge", help);
+	fmt_prom_header(out, metric, "gauge", help);
 	for (size_t i = 0; i < m->nr_caches; i++) {
 		fprintf(out, "%s{cache=\"", metric);
-		put_label_value(out, m->caches[i].name);
+		fmt_prom_label_value(out, m->caches[i].name);
 		fprintf(out, "\"} %" PRIu64 "\n", bytes ? m->caches[i].bytes : m->caches[i].count);
 	}
 }
@@ -110,18 +109,18 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 
 	snprintf(help, sizeof(help), "Bytes of the report's top stacks (%s; at most %d stacks).",
 		 what, FMT_PROM_STACKS);
-	header(out, "memtrace_stack_bytes", "gauge", help);
+	fmt_prom_header(out, "memtrace_stack_bytes", "gauge", help);
 	stack_series(out, m, "memtrace_stack_bytes", true);
 	snprintf(help, sizeof(help), "Allocations of the report's top stacks (%s; at most %d "
 		 "stacks).", what, FMT_PROM_STACKS);
-	header(out, "memtrace_stack_allocations", "gauge", help);
+	fmt_prom_header(out, "memtrace_stack_allocations", "gauge", help);
 	stack_series(out, m, "memtrace_stack_allocations", false);
 
-	header(out, "memtrace_report_bytes", "gauge",
+	fmt_prom_header(out, "memtrace_report_bytes", "gauge",
 	       "Bytes of the stacks the report shows (-T of them).");
 	fprintf(out, "memtrace_report_bytes{mode=\"%s\"} %" PRIu64 "\n",
 		rmodel_mode_name(m->mode), m->bytes);
-	header(out, "memtrace_report_allocations", "gauge",
+	fmt_prom_header(out, "memtrace_report_allocations", "gauge",
 	       "Allocations of the stacks the report shows (-T of them).");
 	fprintf(out, "memtrace_report_allocations{mode=\"%s\"} %" PRIu64 "\n",
 		rmodel_mode_name(m->mode), m->count);
@@ -133,23 +132,23 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 			     false);
 	}
 
-	header(out, "memtrace_lost_total", "counter",
+	fmt_prom_header(out, "memtrace_lost_total", "counter",
 	       "Events the module could not record, by reason (the report's Lost line).");
 	for (size_t i = 0; i < MT_ARRAY_SIZE(lost); i++)
 		fprintf(out, "memtrace_lost_total{reason=\"%s\"} %" PRIu64 "\n", lost[i].reason,
 			lost[i].n);
-	header(out, "memtrace_allocs_seen_total", "counter",
+	fmt_prom_header(out, "memtrace_allocs_seen_total", "counter",
 	       "Allocations the module saw since tracing started.");
 	fprintf(out, "memtrace_allocs_seen_total %" PRIu64 "\n",
 		(uint64_t)m->activity.allocs_seen);
-	header(out, "memtrace_frees_seen_total", "counter",
+	fmt_prom_header(out, "memtrace_frees_seen_total", "counter",
 	       "Frees the module saw since tracing started.");
 	fprintf(out, "memtrace_frees_seen_total %" PRIu64 "\n", (uint64_t)m->activity.frees_seen);
-	header(out, "memtrace_live_allocations", "gauge",
+	fmt_prom_header(out, "memtrace_live_allocations", "gauge",
 	       "Allocations recorded and not yet freed (the module's index).");
 	fprintf(out, "memtrace_live_allocations %" PRIu64 "\n",
 		(uint64_t)m->activity.live_entries);
-	header(out, "memtrace_report_timestamp_seconds", "gauge",
+	fmt_prom_header(out, "memtrace_report_timestamp_seconds", "gauge",
 	       "When the report was written (Unix time).");
 	clock_gettime(CLOCK_REALTIME, &now);
 	fprintf(out, "memtrace_report_timestamp_seconds %lld\n", (long long)now.tv_sec);

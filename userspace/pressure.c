@@ -21,7 +21,9 @@
 
 #include "device.h"
 #include "evjson.h"
+#include "evprom.h"
 #include "evreader.h"
+#include "fmt.h"
 #include "ksyms.h"
 #include "pidtab.h"
 #include "vmscan.h"
@@ -259,6 +261,7 @@ struct reclaim_state {
 	struct reclaim_proc procs[RECLAIM_PROCS];
 	unsigned int nr_procs;
 	uint64_t events[2], pages[2];	/* [0] direct, [1] memcg */
+	uint64_t ns[2];			/* their time, of those whose begin was seen */
 	uint64_t unpaired;		/* ends without their begin (lost, or begun before start) */
 	uint64_t procs_full;
 };
@@ -296,6 +299,7 @@ static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_rec
 		return;
 	}
 	lat = r->ts_ns - o->v[0];
+	st->ns[memcg] += lat;
 	pidtab_del(&st->open, o);
 	pressure_comm(comm, r->comm);
 	pressure_hms(when, hms, sizeof(hms));
@@ -420,6 +424,8 @@ struct pressure {
 	struct migration *migration;
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t kills;
+	const struct evreader *er;	/* --prometheus: its losses */
+	bool prom_failed;		/* --prometheus: a write failed (said once) */
 };
 
 static time_t wall_of(const struct pressure *p, uint64_t mono_ns)
@@ -642,6 +648,46 @@ static void totals(struct pressure *p, const struct evreader *er)
 		evjson_emit(p->json.f, rec);
 }
 
+/* --prometheus: the mode's counters so far (evprom.h). */
+static int render_prom(FILE *out, const void *ctx, struct mt_err *err)
+{
+	const struct pressure *p = ctx;
+	struct memtrace_evstats st;
+	unsigned int cpus;
+	uint64_t missed = 0;
+
+	if (p->reclaim)
+		evprom_reclaims(out, p->reclaim->events, p->reclaim->ns, p->reclaim->pages);
+	if (p->vmscan)
+		evprom_vmscan(out, &p->vmscan->total);
+	if (p->compaction)
+		evprom_compaction(out, p->compaction);
+	if (p->migration)
+		evprom_migration(out, &p->migration->total);
+	if (p->o->mode == MT_MODE_OOM)
+		evprom_oom_kills(out, p->kills);
+	if (device_evstats(p->er->dev, &st, err) == 0)
+		missed = st.probe_missed;
+	evprom_lost(out, evreader_lost(p->er, &cpus), missed);
+	evprom_timestamp(out);
+	return ferror(out) ? mt_errf(err, EIO, "cannot write the metrics") : 0;
+}
+
+/* Rewrites --prometheus's file (atomically); a failure is said once.  0 or -1. */
+static int write_prom(struct pressure *p)
+{
+	struct mt_err err;
+
+	if (!p->o->prometheus_file)
+		return 0;
+	if (!fmt_write_any(p->o->prometheus_file, p, render_prom, &err))
+		return 0;
+	if (!p->prom_failed)
+		fprintf(stderr, PROG ": %s\n", err.msg);
+	p->prom_failed = true;
+	return -1;
+}
+
 /*
  * Event rings for --vmscan, --compaction and --migration: a reclaim pass
  * writes a record per LRU batch and per shrinker, compaction one per zone
@@ -702,6 +748,7 @@ int pressure_run(const struct mt_options *o)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		goto out;
 	}
+	p.er = &er;
 	p.ksyms = ksyms_new(NULL);
 	p.cgroot = pressure_cgroup2_root();
 	p.mono_to_real_ns = mt_realtime_offset_ns();
@@ -788,6 +835,7 @@ int pressure_run(const struct mt_options *o)
 			interval_rows(&p);
 		if (signalled)
 			break;
+		write_prom(&p);
 	}
 stop:
 	if (dev.tracing && device_stop(&dev, &err) && !status) {
@@ -797,8 +845,12 @@ stop:
 	/* What the rings still hold was written before the stop. */
 	if (!status && drain(&p, &er))
 		status = 1;
-	if (er.map && !status)
+	if (er.map && !status) {
 		totals(&p, &er);
+		write_prom(&p);
+	}
+	if (p.prom_failed)
+		status = 1;
 	if (evjson_flush(&p.json, o) && !status)
 		status = 1;
 	fflush(stdout);

@@ -23,7 +23,9 @@
 #include "compaction.h"
 #include "device.h"
 #include "evjson.h"
+#include "evprom.h"
 #include "evreader.h"
+#include "fmt.h"
 #include "pressure.h"
 #include "vmscan.h"
 
@@ -265,6 +267,10 @@ struct use {
 	uint64_t compact_runs0, compact_ns0;	/* direct compaction at the last report */
 	uint64_t oom_records;		/* OOM kills since the last report */
 	uint64_t lost0;
+	/* --prometheus's counters: the reports' numbers summed since the start. */
+	uint64_t vm_sum[USE_NR_COUNTERS];
+	uint64_t oom_sum, alloc_failures_sum;
+	bool prom_failed;		/* a write failed (said once) */
 };
 
 static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
@@ -562,6 +568,131 @@ fail:
 	return NULL;
 }
 
+/* --prometheus: the latest report's gauges, the counters summed since the start. */
+struct use_prom {
+	struct use *u;
+	const struct use_report *r;
+};
+
+static void memcg_sample(FILE *out, const char *name, const char *path, const char *event,
+			 uint64_t v)
+{
+	fprintf(out, "%s{memcg=\"", name);
+	fmt_prom_label_value(out, path[0] ? path : "/");
+	if (event)
+		fprintf(out, "\",event=\"%s", event);
+	fprintf(out, "\"} %" PRIu64 "\n", v);
+}
+
+static int render_prom(FILE *out, const void *ctx, struct mt_err *err)
+{
+	const struct use_prom *up = ctx;
+	struct use *u = up->u;
+	const struct use_report *r = up->r;
+	const struct use_meminfo *m = &r->mi;
+	const struct { const char *kind; uint64_t kb; } mem[] = {
+		{ "mem_total", m->total }, { "mem_free", m->free },
+		{ "mem_available", m->available }, { "buffers", m->buffers },
+		{ "cached", m->cached }, { "shmem", m->shmem }, { "slab", m->slab },
+		{ "slab_reclaimable", m->sreclaimable }, { "anon", m->anon },
+		{ "swap_total", m->swap_total }, { "swap_free", m->swap_free },
+	};
+	size_t memcgs = r->nr_memcgs < u->o->top ? r->nr_memcgs : u->o->top;
+	char labels[96];
+
+	if (r->have_mi) {
+		evprom_gauge(out, "memtrace_memory_bytes", "/proc/meminfo's lines --use shows, "
+			     "in bytes (kind: the --json utilization field without _kb).");
+		for (size_t i = 0; i < MT_ARRAY_SIZE(mem); i++) {
+			snprintf(labels, sizeof(labels), "kind=\"%s\"", mem[i].kind);
+			evprom_u64(out, "memtrace_memory_bytes", labels, mem[i].kb * 1024);
+		}
+	}
+	/* The -T largest memcgs only: -T bounds the series. */
+	evprom_gauge(out, "memtrace_memcg_bytes", "memory.current of the -T memcgs using most.");
+	for (size_t i = 0; i < memcgs; i++)
+		memcg_sample(out, "memtrace_memcg_bytes", r->memcgs[i].path, NULL,
+			     r->memcgs[i].current);
+	evprom_gauge(out, "memtrace_memcg_max_bytes", "memory.max of those with a limit.");
+	for (size_t i = 0; i < memcgs; i++)
+		if (r->memcgs[i].max != UINT64_MAX)
+			memcg_sample(out, "memtrace_memcg_max_bytes", r->memcgs[i].path, NULL,
+				     r->memcgs[i].max);
+	evprom_counter(out, "memtrace_memcg_events_total",
+		       "memory.events of those memcgs: max (times at memory.max), oom_kill.");
+	for (size_t i = 0; i < memcgs; i++) {
+		memcg_sample(out, "memtrace_memcg_events_total", r->memcgs[i].path, "max",
+			     r->memcgs[i].ev_max);
+		memcg_sample(out, "memtrace_memcg_events_total", r->memcgs[i].path, "oom_kill",
+			     r->memcgs[i].ev_oom_kill);
+	}
+	if (r->have_psi) {
+		const struct { const char *kind; const struct use_psi_line *l; } psi[] = {
+			{ "some", &r->psi.some }, { "full", &r->psi.full },
+		};
+
+		evprom_counter(out, "memtrace_psi_stall_seconds_total",
+			       "/proc/pressure/memory's total stall time (since boot).");
+		for (size_t i = 0; i < MT_ARRAY_SIZE(psi); i++) {
+			snprintf(labels, sizeof(labels), "kind=\"%s\"", psi[i].kind);
+			evprom_seconds(out, "memtrace_psi_stall_seconds_total", labels,
+				       psi[i].l->total_us * 1000);
+		}
+		evprom_gauge(out, "memtrace_psi_avg_percent",
+			     "/proc/pressure/memory's averages over 10, 60 and 300 s.");
+		for (size_t i = 0; i < MT_ARRAY_SIZE(psi); i++) {
+			const double avg[] = { psi[i].l->avg10, psi[i].l->avg60, psi[i].l->avg300 };
+			const char *const window[] = { "10", "60", "300" };
+
+			for (size_t w = 0; w < 3; w++)
+				fprintf(out, "memtrace_psi_avg_percent{kind=\"%s\",window_s=\"%s\"} "
+					"%.2f\n", psi[i].kind, window[w], avg[w]);
+		}
+	}
+	evprom_counter(out, "memtrace_vmstat_total", "/proc/vmstat's counters --use shows, "
+		       "counted since memtrace-read started (the reports' deltas summed).");
+	for (int c = 0; c < USE_NR_COUNTERS; c++) {
+		if (!r->dvm.have[c])
+			continue;
+		snprintf(labels, sizeof(labels), "counter=\"%s\"", counter_names[c]);
+		evprom_u64(out, "memtrace_vmstat_total", labels, u->vm_sum[c]);
+	}
+	if (u->kmsg >= 0) {
+		evprom_counter(out, "memtrace_page_allocation_failures_total",
+			       "The kernel's page allocation failure warnings (its log).");
+		evprom_u64(out, "memtrace_page_allocation_failures_total", NULL,
+			   u->alloc_failures_sum);
+	}
+	if (u->module) {
+		struct memtrace_evstats st;
+		uint64_t runs, ns, missed = 0;
+
+		evprom_reclaims(out, u->reclaim->total.reclaims, u->reclaim->total.reclaim_ns,
+				u->reclaim->total.reclaim_pages);
+		direct_compaction(u->compaction, &runs, &ns);
+		evprom_compaction_stalls(out, runs, ns);
+		evprom_oom_kills(out, u->oom_sum);
+		if (device_evstats(&u->dev, &st, err) == 0)
+			missed = st.probe_missed;
+		evprom_lost(out, u->lost0, missed);
+	}
+	evprom_timestamp(out);
+	return ferror(out) ? mt_errf(err, EIO, "cannot write the metrics") : 0;
+}
+
+static int write_prom(struct use *u, const struct use_report *r)
+{
+	struct use_prom up = { .u = u, .r = r };
+	struct mt_err err;
+
+	if (!u->o->prometheus_file || !fmt_write_any(u->o->prometheus_file, &up, render_prom, &err))
+		return 0;
+	if (!u->prom_failed)
+		fprintf(stderr, PROG ": %s\n", err.msg);
+	u->prom_failed = true;
+	return -1;
+}
+
 static char procbuf[65536];
 
 /* The baseline: the counters a first report's deltas start from. */
@@ -631,6 +762,11 @@ static int report(struct use *u)
 		print_text(u, &r);
 	if (u->json.f)
 		evjson_emit(u->json.f, report_json(u, &r));
+	for (int c = 0; c < USE_NR_COUNTERS; c++)
+		u->vm_sum[c] += r.dvm.v[c];
+	u->oom_sum += u->oom_records;
+	u->alloc_failures_sum += u->alloc_failures;
+	write_prom(u, &r);
 	u->oom_records = 0;
 	u->alloc_failures = 0;
 	return evjson_flush(&u->json, u->o);
@@ -721,6 +857,8 @@ int use_run(const struct mt_options *o)
 		if (signalled)
 			break;
 	}
+	if (u.prom_failed)
+		status = 1;
 out:
 	if (u.dev.tracing)
 		device_stop(&u.dev, &err);

@@ -54,7 +54,8 @@ before=$(counters)
 psi0=$(psi_some)
 max0=$(events max)
 af0=$(allocfail)
-memtrace-read --use --json="$J" 1 3600 >"$OUT" 2>&1 &
+P=$D/use.prom
+memtrace-read --use --json="$J" --prometheus "$P" 1 3600 >"$OUT" 2>&1 &
 READER=$!
 if ! wait_for 60 grep -q "^Tracing " "$OUT"; then
 	not_ok "memtrace-read --use attaches" "$(cat "$OUT")"
@@ -157,6 +158,45 @@ check_eq "--use: the text's MemTotal is the JSON's" \
 	"$(sed -n 's/^Utilization: MemTotal \([0-9.]* MiB\),.*/\1/p' "$OUT" | tail -n 1)"
 check_match "--use: the text's memcg line, its limit and OOM kill" \
 	'^  /mtuse +[0-9.]+ MiB +16\.0 MiB +[0-9.]+ +[0-9]+ +1$' "$(cat "$OUT")"
+
+# --prometheus: the last report's gauges, and counters that are the
+# intervals' numbers summed (so /proc/vmstat's growth over the run).
+prom() { awk -v k="$1" '$1 == k { print $2 }' "$P"; }
+check "--use --prometheus: promtool check metrics accepts the file" \
+	sh -c "promtool check metrics <'$P'"
+check_eq "--use --prometheus: MemTotal in bytes, as the last report's" \
+	"$(($(last utilization.mem_total_kb) * 1024))" "$(prom 'memtrace_memory_bytes{kind="mem_total"}')"
+want= got=
+for c in oom_kill compact_stall compact_fail pswpin pswpout allocstall pgscan_kswapd \
+	 pgscan_direct pgsteal_kswapd pgsteal_direct pgscan_anon pgscan_file pgsteal_anon \
+	 pgsteal_file; do
+	grep -q "^memtrace_vmstat_total{counter=\"$c\"}" "$P" || continue
+	want="$want $c $(sums "saturation.vmstat.$c")"
+	got="$got $c $(prom "memtrace_vmstat_total{counter=\"$c\"}")"
+done
+check_eq "--use --prometheus: each vmstat counter is the intervals' deltas summed" "$want" "$got"
+if grep -q '^pgsteal_file ' /proc/vmstat; then
+	check_match "--use --prometheus: the memcg's reclaim is in pgsteal_file's counter" '^[1-9]' \
+		"$(prom 'memtrace_vmstat_total{counter="pgsteal_file"}')"
+else
+	check_eq "--use --prometheus: no pgsteal_file series where /proc/vmstat has none" "" \
+		"$(prom 'memtrace_vmstat_total{counter="pgsteal_file"}')"
+fi
+check_eq "--use --prometheus: the module's OOM kill and memcg reclaims, as the JSON's" \
+	"1 $(sums saturation.memtrace.memcg_reclaim.reclaims) $(sums saturation.memtrace.memcg_reclaim.pages)" \
+	"$(prom memtrace_oom_kills_total) $(prom 'memtrace_reclaims_total{reclaimer="memcg"}') $(prom 'memtrace_reclaim_pages_total{reclaimer="memcg"}')"
+check_eq "--use --prometheus: the memcg's usage, limit and events, as the last report's" \
+	"$(memcg_field current_bytes) $(memcg_field max_bytes) $(memcg_field events.max) $(memcg_field events.oom_kill)" \
+	"$(prom 'memtrace_memcg_bytes{memcg="/mtuse"}') $(prom 'memtrace_memcg_max_bytes{memcg="/mtuse"}') $(prom 'memtrace_memcg_events_total{memcg="/mtuse",event="max"}') $(prom 'memtrace_memcg_events_total{memcg="/mtuse",event="oom_kill"}')"
+check_eq "--use --prometheus: page allocation failures, as the JSON's" \
+	"$(sums errors.alloc_failures)" "$(prom memtrace_page_allocation_failures_total)"
+check_eq "--use --prometheus: events lost, as the JSON's" \
+	"$(sums errors.memtrace.lost)" "$(prom 'memtrace_lost_total{reason="event_ring_full"}')"
+if [ -n "$psi0" ]; then
+	check_eq "--use --prometheus: PSI's stall time is /proc/pressure/memory's total" \
+		"$(last saturation.psi.some.total_us | awk '{ printf "%d.%06d000", $1 / 1000000, $1 % 1000000 }')" \
+		"$(prom 'memtrace_psi_stall_seconds_total{kind="some"}')"
+fi
 
 # The last record, for a look and for the host's schema check (part of
 # userspace/tests/fixtures/events-guest.jsonl), in 150-column pieces.

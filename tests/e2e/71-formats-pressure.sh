@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # --json (and --folded where there are stacks) of the pressure and growth
-# modes: one memtrace-read writes its text on stdout and --json=FILE (and
+# modes, and --prometheus of the pressure modes (their counters, whose last
+# file must hold the JSON totals record's numbers; promtool check metrics): one memtrace-read writes its text on stdout and --json=FILE (and
 # --folded=FILE) from the same records, so every number of the JSON
 # records must be the text's, line by line: tests/progs/memgrowth's
 # system calls and page faults (--brk, --mmap, --shm, --faults,
@@ -115,6 +116,105 @@ elif what == "migration":         # the intervals' rows (reason calls succeeded 
 EOF
 ev() { python3 "$D/ev.py" "$@" 2>&1; }
 
+# pe.py JSON MODE PROM want|got: "metric{labels} value" of each counter
+# --prometheus writes for MODE, its value from the JSON totals record (and
+# records: --reclaim's latencies) or as the metrics file has it.
+cat >"$D/pe.py" <<'EOF2'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+mode, which = sys.argv[2], sys.argv[4]
+T = [r for r in recs if r["type"] == "totals"][-1]
+def s(ns):
+    return "%d.%09d" % divmod(ns, 10**9)
+want = []
+def w(k, v):
+    want.append((k, str(v)))
+w('memtrace_lost_total{reason="event_ring_full"}', T["lost"]["events"])
+w('memtrace_lost_total{reason="probe_hits_missed"}', T["lost"]["probe_missed"])
+def reclaims(ns):
+    for who in ("direct", "memcg"):
+        x = T[who + "_reclaim"]
+        w('memtrace_reclaims_total{reclaimer="%s"}' % who, x["reclaims"])
+        w('memtrace_reclaim_pages_total{reclaimer="%s"}' % who, x["pages"])
+        w('memtrace_reclaim_seconds_total{reclaimer="%s"}' % who, s(ns[who]))
+got = {}
+for l in open(sys.argv[3]):
+    if l.strip() and not l.startswith("#"):
+        k, v = l.split()
+        got[k] = v
+if mode == "oom":
+    w("memtrace_oom_kills_total", T["oom_kills"])
+elif mode == "reclaim":
+    ns = {"direct": 0, "memcg": 0}
+    for r in recs:
+        if r["type"] == "reclaim":
+            ns["memcg" if r["memcg"] else "direct"] += r["latency_ns"]
+    reclaims(ns)
+elif mode == "vmscan":
+    reclaims({"direct": T["direct_reclaim"]["ns"], "memcg": T["memcg_reclaim"]["ns"]})
+    w("memtrace_kswapd_runs_total", T["kswapd"]["runs"])
+    w("memtrace_kswapd_awake_seconds_total", s(T["kswapd"]["ns"]))
+    w("memtrace_kswapd_wakeups_total", T["kswapd"]["wakeups"])
+    for f in ("scanned", "reclaimed"):
+        for who in ("kswapd", "direct", "memcg"):
+            for t in ("anon", "file"):
+                w('memtrace_vmscan_%s_pages_total{reclaimer="%s",type="%s"}' % (f, who, t),
+                  T[f][who][t])
+    for t in ("anon", "file"):
+        w('memtrace_vmscan_written_pages_total{type="%s"}' % t, T["written"][t])
+    w("memtrace_shrinker_calls_total", T["slab"]["calls"])
+    w("memtrace_shrinker_seconds_total", s(T["slab"]["ns"]))
+    w("memtrace_shrinker_scanned_objects_total", T["slab"]["scanned"])
+    w("memtrace_shrinker_freed_objects_total", T["slab"]["freed"])
+elif mode == "compaction":
+    w("memtrace_compaction_runs_total", T["runs"])
+    w("memtrace_compaction_direct_total", T["direct_compactions"])
+    w("memtrace_kcompactd_wakes_total", T["kcompactd_wakes"])
+    w('memtrace_compaction_scanned_pages_total{scanner="migrate"}',
+      T["vmstat"]["compact_migrate_scanned"])
+    w('memtrace_compaction_scanned_pages_total{scanner="free"}',
+      T["vmstat"]["compact_free_scanned"])
+    outcomes, ns = {}, 0
+    for z in T["zones"]:
+        ns += z["ns"]
+        for k, v in z["outcomes"].items():
+            outcomes[k] = outcomes.get(k, 0) + v
+    for k, v in sorted(outcomes.items()):
+        w('memtrace_compaction_outcomes_total{status="%s"}' % k, v)
+    w("memtrace_compaction_seconds_total", s(ns))
+    if T["stalled_tasks"] == len(T["stallers"]):    # all of them under -T
+        w("memtrace_compaction_stalls_total", sum(x["runs"] for x in T["stallers"]))
+        w("memtrace_compaction_stall_seconds_total", s(sum(x["ns"] for x in T["stallers"])))
+    # The outcomes that happened, and no other: zero series for the rest.
+    want.append(("outcomes that happened", str(len(outcomes))))
+    got["outcomes that happened"] = str(sum(1 for k, v in got.items()
+        if k.startswith("memtrace_compaction_outcomes_total{") and v != "0"))
+elif mode == "migration":
+    for x in T["reasons"]:
+        lab = '{reason="%s"}' % x["reason"]
+        for f, m in (("calls", "calls_total"), ("succeeded", "succeeded_pages_total"),
+                     ("failed", "failed_pages_total"), ("thp_succeeded", "thp_succeeded_total"),
+                     ("thp_failed", "thp_failed_total"), ("thp_split", "thp_split_total")):
+            w("memtrace_migration_" + m + lab, x[f])
+        w("memtrace_migration_seconds_total" + lab, s(x["ns"]))
+    want.append(("reasons", str(len(T["reasons"]))))
+    got["reasons"] = str(sum(1 for k in got if k.startswith("memtrace_migration_calls_total{")))
+for k, v in want:
+    print(k, v if which == "want" else got.get(k, "missing"))
+EOF2
+# check_prom MODE: MODE's --prometheus file is promtool's valid metrics, its
+# counters the JSON totals' (and so the text's: the checks above).
+check_prom() {
+	check "--$1 --prometheus: promtool check metrics accepts the file" \
+		sh -c "promtool check metrics <'$D/$1.prom'"
+	check_eq "--$1 --prometheus: the counters are the JSON totals record's" \
+		"$(python3 "$D/pe.py" "$D/$1.json" "$1" "$D/$1.prom" want 2>&1)" \
+		"$(python3 "$D/pe.py" "$D/$1.json" "$1" "$D/$1.prom" got 2>&1)"
+	diag "--$1 --prometheus: the counters that are not 0: $(python3 "$D/pe.py" "$D/$1.json" "$1" \
+		"$D/$1.prom" got 2>&1 | awk '$NF != "0" && $NF !~ /^0\.0+$/' | tr '\n' ' ')"
+	check_eq "--$1 --prometheus: no FILE.tmp left behind" "" "$(ls "$D/$1.prom.tmp" 2>/dev/null)"
+}
+
 # --- growth modes: memgrowth's calls and faults ------------------------------
 N=5
 memtrace-read --brk --json="$D/brk.json" --folded="$D/brk.folded" -- memgrowth brk $N \
@@ -149,6 +249,16 @@ check_eq "--mmap --json: a record per mmap line, with its columns" "$text_mmaps"
 check_eq "--mmap --json: as many mmap, munmap and mremap records as text lines" \
 	"$(awk '$1 ~ /^[0-9]+$/ && ($3 ~ /^[R-][W-][E-]$/ || $3 == "munmap" || $3 == "mremap")' \
 	   "$D/mmap.out" | wc -l)" "$(ev "$D/mmap.json" calls | wc -l)"
+# --mmap --stacks counts bytes mapped by stack: --folded has them, a line a stack.
+memtrace-read --mmap --stacks -T 50 --json="$D/mmaps.json" --folded="$D/mmaps.folded" -- \
+	memgrowth mmap "$DAT" >"$D/mmaps.out" 2>&1
+check_eq "--mmap --stacks --json=FILE --folded=FILE: the command's exit status" 0 "$?" ||
+	diag "$(cat "$D/mmaps.out")"
+check_eq "--mmap --stacks --folded: a line per stack, each with the JSON's bytes" \
+	"$(ev "$D/mmaps.json" stack-pairs | awk '{ print $1 }' | sort -n)" \
+	"$(awk '{ print $NF }' "$D/mmaps.folded" | sort -n)"
+check_match "--mmap --stacks --folded: memgrowth's run_mmap under main, root first" \
+	'^memgrowth;.*main;run_mmap(;[^ ]*)? [1-9][0-9]*$' "$(cat "$D/mmaps.folded")"
 out=$(memtrace-read --mmap --folded 2>&1)
 check_match "--mmap --folded without --stacks: refused, saying why" \
 	'--mmap reports system calls.*--folded \(it prints each call' "$out"
@@ -207,7 +317,8 @@ check_eq "--ffaults --folded: each file once, its minor and major faults" \
 # --- --oom: memhog in a memcg of 16 MiB --------------------------------------
 CG=$MEMCG_ROOT
 if new_memcg mtfmt 16M; then
-	memtrace-read --oom --json="$D/oom.json" 1 3600 >"$D/oom.out" 2>&1 &
+	memtrace-read --oom --json="$D/oom.json" --prometheus "$D/oom.prom" 1 3600 \
+		>"$D/oom.out" 2>&1 &
 	READER=$!
 	if wait_for 60 grep -q "^Tracing " "$D/oom.out"; then
 		sh -c "echo \$\$ >$CG/mtfmt/cgroup.procs && exec memhog 64" >/dev/null 2>&1
@@ -224,6 +335,10 @@ if new_memcg mtfmt 16M; then
 				/ OOM kills$/ { print }' "$D/oom.out")" \
 			"$(ev "$D/oom.json" oom-lines)"
 		check_match "--oom: the kill was recorded" '^1 OOM kills$' "$(cat "$D/oom.out")"
+		check_prom oom
+		check_eq "--oom --prometheus: the text's OOM kills" \
+			"$(sed -n 's/^\([0-9]*\) OOM kills$/\1/p' "$D/oom.out")" \
+			"$(awk '$1 == "memtrace_oom_kills_total" { print $2 }' "$D/oom.prom")"
 	else
 		not_ok "memtrace-read --oom --json=FILE attaches" "$(cat "$D/oom.out")"
 		kill -KILL "$READER" 2>/dev/null
@@ -243,7 +358,8 @@ if ext4_image_mount "$IMG" "$MNT" && new_memcg mtfmtr 8M; then
 	sync
 	for mode in reclaim vmscan; do
 		echo 3 >/proc/sys/vm/drop_caches
-		memtrace-read --$mode --json="$D/$mode.json" 1 3600 >"$D/$mode.out" 2>&1 &
+		memtrace-read --$mode --json="$D/$mode.json" --prometheus "$D/$mode.prom" 1 3600 \
+			>"$D/$mode.out" 2>&1 &
 		READER=$!
 		if ! wait_for 60 grep -q "^Tracing " "$D/$mode.out"; then
 			not_ok "memtrace-read --$mode --json=FILE attaches" "$(cat "$D/$mode.out")"
@@ -252,8 +368,12 @@ if ext4_image_mount "$IMG" "$MNT" && new_memcg mtfmtr 8M; then
 		fi
 		sh -c "echo \$\$ >$CG/mtfmtr/cgroup.procs && exec cat $MNT/big" >/dev/null
 		sleep 2
+		# Rewritten each interval: there before the end, whole.
+		check "--$mode --prometheus: the file is there during the run, and valid" \
+			sh -c "promtool check metrics <'$D/$mode.prom'"
 		kill -INT "$READER"
 		wait "$READER"
+		check_prom $mode
 	done
 	check_eq "--reclaim --json: each reclaim's line and the totals as the text's" \
 		"$(grep -E '^[0-9:]{8} |^Direct reclaim: ' "$D/reclaim.out")" \
@@ -272,7 +392,8 @@ ext4_image_umount "$IMG" "$MNT"
 # --- --compaction and --migration: compact_memory ---------------------------
 if [ -w /proc/sys/vm/compact_memory ]; then
 	for mode in compaction migration; do
-		memtrace-read --$mode --json="$D/$mode.json" 1 3600 >"$D/$mode.out" 2>&1 &
+		memtrace-read --$mode --json="$D/$mode.json" --prometheus "$D/$mode.prom" 1 3600 \
+			>"$D/$mode.out" 2>&1 &
 		READER=$!
 		if ! wait_for 60 grep -q "^Tracing " "$D/$mode.out"; then
 			not_ok "memtrace-read --$mode --json=FILE attaches" "$(cat "$D/$mode.out")"
@@ -283,7 +404,10 @@ if [ -w /proc/sys/vm/compact_memory ]; then
 		sleep 2
 		kill -INT "$READER"
 		wait "$READER"
+		check_prom $mode
 	done
+	check_match "--compaction --prometheus: compact_memory's runs counted" \
+		'^memtrace_compaction_runs_total [1-9]' "$(cat "$D/compaction.prom")"
 	check_eq "--compaction --json: each run's line and the vmstat: terms as the text's" \
 		"$(awk '/^[0-9:]{8} / { sub(/^[0-9:]+ /, ""); print } /^vmstat: / { print }' \
 		   "$D/compaction.out")" "$(ev "$D/compaction.json" compaction-lines)"

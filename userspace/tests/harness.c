@@ -202,6 +202,7 @@ int main(int argc, char **argv)
 	unwtab_tests();
 	growth_tests();
 	evjson_tests();
+	evprom_tests();
 	use_tests();
 	usdt_tests();
 	retsites_tests();

@@ -71,6 +71,7 @@ void migration_tests(void);
 void unwtab_tests(void);
 void growth_tests(void);
 void evjson_tests(void);
+void evprom_tests(void);
 void use_tests(void);
 void usdt_tests(void);
 void retsites_tests(void);

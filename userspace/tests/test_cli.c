@@ -208,6 +208,15 @@ static void test_formats(void)
 	      !strcmp(o.pprof_file, "/tmp/p.pb.gz") && !strcmp(o.prometheus_file, "/tmp/m.prom") &&
 	      o.memleak_format && o.frame_addresses && o.verbose && !cli_text_report(&o),
 	      "cli parses the report formats; --folded without a file replaces the text");
+	/* The pressure modes' counters (evprom.h); --json beside them. */
+	for (size_t i = 0; i < 6; i++) {
+		static char *const modes[] = { "--oom", "--reclaim", "--vmscan",
+					       "--compaction", "--migration", "--use" };
+
+		r = PARSE(&o, &e, modes[i], "--prometheus", "/tmp/m.prom", "--json=/tmp/e.json");
+		check(r == 0 && !strcmp(o.prometheus_file, "/tmp/m.prom") && cli_text_report(&o),
+		      "cli: %s --prometheus FILE --json=FILE is taken, the text kept", modes[i]);
+	}
 	r = PARSE(&o, &e, "--folded=/tmp/f", "--slab");
 	check(r == 0 && o.mode == MT_MODE_SLAB && cli_text_report(&o) &&
 	      !strcmp(o.folded_file, "/tmp/f"), "cli: --slab --folded=FILE keeps the text report");
