@@ -205,32 +205,6 @@ void evprom_migration(FILE *out, const struct migration_counts *in)
 		{ "memtrace_migration_thp_split_total", "THPs split to migrate, per reason.",
 		  offsetof(struct migration_stats, thp_split) },
 	};
-	unsigned int other = MIGRATION_REASONS;
-
-	/*
-	 * Reasons past the kernel's known ones all print as "other": one
-	 * series for them, or the file would repeat a label set.
-	 */
-	for (unsigned int i = 0; i < MIGRATION_REASONS; i++) {
-		struct migration_stats *s = &c.reason[i], *o;
-
-		if (strcmp(migration_reason_name(i), "other"))
-			continue;
-		if (other == MIGRATION_REASONS) {
-			other = i;
-			continue;
-		}
-		o = &c.reason[other];
-		o->calls += s->calls;
-		o->ns += s->ns;
-		o->succeeded += s->succeeded;
-		o->failed += s->failed;
-		o->thp_succeeded += s->thp_succeeded;
-		o->thp_failed += s->thp_failed;
-		o->thp_split += s->thp_split;
-		o->large_split += s->large_split;
-		memset(s, 0, sizeof(*s));
-	}
 	for (size_t i = 0; i < MT_ARRAY_SIZE(m); i++)
 		per_reason(out, m[i].name, m[i].help, &c, m[i].field, false);
 	per_reason(out, "memtrace_migration_seconds_total", "Time in migrate_pages(), per "

@@ -32,6 +32,7 @@ const char *migration_reason_name(uint32_t reason)
 		[MEMTRACE_MR_LONGTERM_PIN] = "longterm_pin",
 		[MEMTRACE_MR_DEMOTION] = "demotion",
 		[MEMTRACE_MR_DAMON] = "damon",
+		[MIGRATION_REASON_OTHER] = "other",
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "other";
@@ -104,7 +105,7 @@ void migration_account(struct migration *m, const struct memtrace_ev_hdr *h)
 	} else {
 		m->unpaired++;
 	}
-	reason = r->reason < MIGRATION_REASONS ? r->reason : MIGRATION_REASONS - 1;
+	reason = r->reason < MIGRATION_REASON_OTHER ? r->reason : MIGRATION_REASON_OTHER;
 	add(&m->iv.reason[reason], r, ns);
 	add(&m->total.reason[reason], r, ns);
 	t = task_of(m, r);

@@ -17,7 +17,13 @@
 
 #include "pidtab.h"
 
-#define MIGRATION_REASONS	16	/* MEMTRACE_MR_* kept apart; later ones as the last */
+/*
+ * Each MEMTRACE_MR_* this reader names has its counters; reasons a newer
+ * module or kernel adds share one, "other": every output then has one
+ * line, record or series per name.
+ */
+#define MIGRATION_REASON_OTHER	(MEMTRACE_MR_DAMON + 1)
+#define MIGRATION_REASONS	(MIGRATION_REASON_OTHER + 1)
 #define MIGRATION_TASKS		256
 
 struct migration_stats {

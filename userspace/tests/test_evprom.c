@@ -2,7 +2,7 @@
 /*
  * --prometheus of the pressure modes (evprom.c): each mode's counters
  * with their labels and exact values, seconds from nanoseconds digit for
- * digit, one series per label set (migration's "other" reasons merged),
+ * digit, one series per label set (migration's "other" reasons as one),
  * and the whole file accepted by promtool check metrics (Debian's
  * prometheus package), as node_exporter's textfile collector would read
  * it.
@@ -53,10 +53,8 @@ static void render(FILE *out)
 	m.reason[MEMTRACE_MR_COMPACTION].calls = 2;
 	m.reason[MEMTRACE_MR_COMPACTION].succeeded = 64;
 	m.reason[MEMTRACE_MR_COMPACTION].ns = 2000000001;
-	m.reason[MIGRATION_REASONS - 2].calls = 1;
-	m.reason[MIGRATION_REASONS - 2].succeeded = 3;
-	m.reason[MIGRATION_REASONS - 1].calls = 1;
-	m.reason[MIGRATION_REASONS - 1].succeeded = 4;
+	m.reason[MIGRATION_REASON_OTHER].calls = 2;
+	m.reason[MIGRATION_REASON_OTHER].succeeded = 7;
 	evprom_migration(out, &m);
 
 	evprom_oom_kills(out, 1);

@@ -59,7 +59,7 @@ static void test_accounting(void)
 	c = migration_interval(m);
 	check(c->reason[MEMTRACE_MR_SYSCALL].calls == 0 &&
 	      c->reason[MEMTRACE_MR_COMPACTION].thp_succeeded == 1 &&
-	      c->reason[MIGRATION_REASONS - 1].calls == 1 && m->unpaired == 1,
+	      c->reason[MIGRATION_REASON_OTHER].calls == 1 && m->unpaired == 1,
 	      "migration: a new interval; an unknown reason and an unpaired end counted");
 	check(m->nr_tasks == 4 && m->total.reason[MEMTRACE_MR_SYSCALL].succeeded == 2560,
 	      "migration: per task and in the totals");
