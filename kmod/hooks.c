@@ -201,15 +201,32 @@ u32 mt_hook_stack_id(struct mt_pcpu *c, unsigned long call_site)
 
 /* ---- counters -------------------------------------------------------- */
 
-/* e's counters; NULL (counted) when this CPU's table is full. */
-static struct mt_stat *mt_stat_of(struct mt_pcpu *c, const struct mt_live *e)
+/* mt_stat_of() for counters other than this CPU's last ones. */
+static noinline struct mt_stat *mt_stat_of_slow(struct mt_pcpu *c, u64 key)
 {
-	struct mt_stat *s = mt_stattab_get(&mt.stats,
-					   MT_STAT_KEY(e->stack_id, e->cache_kind));
+	struct mt_stat *s = mt_stattab_get(&mt.stats, key);
 
-	if (unlikely(!s))
+	if (unlikely(!s)) {
 		c->loss.stat_full++;
+		return NULL;
+	}
+	c->last_stat.key = key;
+	c->last_stat.s = s;
 	return s;
+}
+
+/*
+ * e's counters; NULL (counted) when this CPU's table is full.  Inline,
+ * the lookup out of line: an allocation and its free usually count on
+ * the counters of the one before them on this CPU.
+ */
+static __always_inline struct mt_stat *mt_stat_of(struct mt_pcpu *c, const struct mt_live *e)
+{
+	u64 key = MT_STAT_KEY(e->stack_id, e->cache_kind);
+
+	if (likely(c->last_stat.key == key))
+		return c->last_stat.s;
+	return mt_stat_of_slow(c, key);
 }
 
 /* Count e as allocated (and live, if the index holds it). */

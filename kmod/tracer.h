@@ -86,6 +86,15 @@ struct mt_pcpu {
 		u32 object_size;
 	} last_cache;
 	/*
+	 * The counters in this CPU's table (mt.stats) that this CPU counted
+	 * on last, and their key (0: none; no key is 0).  A slot keeps its
+	 * key until the table is cleared, and this with it (mt_clear_tables()).
+	 */
+	struct {
+		u64 key;
+		struct mt_stat *s;
+	} last_stat;
+	/*
 	 * Entries a hook builds or is handed back, here rather than on its
 	 * stack: the guard makes them the hook's alone, and a local the index
 	 * writes through a pointer costs every call a zeroing (Debian builds
