@@ -1005,7 +1005,7 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err)
 	 */
 	if (oom && !reclaim && !vmscan && !compaction && !migration && !use &&
 	    (kernel_leaks || o->pid || o->cmd_argv)) {
-		if (!cli_text_report(o) || o->memleak_format)
+		if (!cli_text_report(o) || o->json || o->memleak_format)
 			return mt_errf(err, EINVAL, "--oom with %s prints its kills in the text "
 				       "report: not with --json, --folded or --memleak-format",
 				       kernel_leaks ? "--kernel-leaks" : o->pid ? "-p" : "-c");

@@ -201,7 +201,6 @@ struct session {
 	/* --oom: kills come through the same rings */
 	char *cgroot;			/* cgroup2's mount, to name a kill's memcg */
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	int oom_err;			/* a victim report that failed: ends the session */
 	/* Kills whose stacks follow the victim's "killed process" line. */
 	struct oom_pending {
 		uint32_t victim_pid;
@@ -664,8 +663,13 @@ static void oom_report_pending(struct session *s, unsigned int i)
 	memmove(&s->oom_pending[i], &s->oom_pending[i + 1],
 		(s->nr_oom_pending - i) * sizeof(k));
 	fputc('\n', stdout);
-	if (!s->oom_err)
-		s->oom_err = oom_stacks(s, &k);
+	/*
+	 * The snapshot and its copies are taken while memory is short: if
+	 * they fail, say so and go on tracing; the next kill may fare better.
+	 */
+	if (oom_stacks(s, &k))
+		fprintf(stderr, PROG ": the stacks at the OOM kill of pid %u were not reported\n",
+			k.victim_pid);
 }
 
 /* A record from the event rings: a -t line, or (--oom) a kill and its victim. */
@@ -739,8 +743,6 @@ static int drain_trace(struct session *s, bool final)
 		/* A victim not marked (yet): its stacks all the same, now. */
 		while (s->nr_oom_pending)
 			oom_report_pending(s, 0);
-		if (s->oom_err)
-			return s->oom_err;
 		if (!s->o->trace)
 			return flush_output();
 		if (s->trace_ring)
@@ -816,14 +818,21 @@ int session_run(const struct mt_options *o)
 
 			/*
 			 * A -p target's state, and trace records, every 100 ms;
-			 * --oom: a kill's stacks as soon as its record is written.
+			 * --oom: woken as a kill's record is written, and back
+			 * within 2 ms for one the drain held back for ordering
+			 * (evreader_drain_ordered()).  Not with -t: every traced
+			 * allocation is a record, the reader's own among them,
+			 * and waking on each would feed itself.
 			 */
+			bool wake_on_records = o->oom_kills && !o->trace;
+			int max_ms = (s.target && target_fd(s.target) < 0) || o->trace ||
+				     o->oom_kills ? 100 : 0;
+
+			if (wake_on_records && s.er.held)
+				max_ms = 2;
 			signalled = wait_interval(s.sigfd, s.target ? target_fd(s.target) : -1,
-						  o->oom_kills ? s.dev.fd : -1,
-						  &deadline,
-						  (s.target && target_fd(s.target) < 0) || o->trace ||
-						  o->oom_kills ?
-						  100 : 0) == WAKE_SIGNAL;
+						  wake_on_records ? s.dev.fd : -1,
+						  &deadline, max_ms) == WAKE_SIGNAL;
 			if (drain_trace(&s, false)) {
 				status = 1;
 				goto stop;

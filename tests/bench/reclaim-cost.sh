@@ -45,6 +45,9 @@ one_round() {
 	ns=$(sh -c "echo \$\$ >$CG/mtbench/cgroup.procs && exec nstime read $MNT/big" | cut -d' ' -f1)
 	m1=$(reclaims)
 	n=$((m1 - m0))
+	# A failed round (no time, no reclaim) gives no line: bench_median
+	# takes the median of those that did.
+	case $ns in '' | *[!0-9]*) return 0 ;; esac
 	[ "$n" -gt 0 ] && echo "$((ns / n)) $n"
 }
 

@@ -206,7 +206,7 @@ if new_memcg mtoomp 16M; then
 			awk -v t="stacks of pid $UL (\"userleak\") at its OOM kill:" \
 				'index($0, t) { f = 1 } f { print } f && /^$/ { exit }' "$OUT3" >/tmp/oom-p.stacks
 			check_eq "--oom -p: one report of the victim's stacks at its kill" 1 \
-				"$(grep -c '^\[[0-9:]*\] Top [0-9]* stacks of pid' /tmp/oom-p.stacks)"
+				"$(grep -c '^\[[0-9:]*\] Top [0-9]* stacks of pid' "$OUT3")"
 			check_userleak_stacks "--oom -p, at the kill (read after the victim was reaped)" \
 				/tmp/oom-p.stacks
 			check_userleak_stacks "--oom -p, in use at exit" "$OUT3"

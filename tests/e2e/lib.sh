@@ -503,9 +503,12 @@ bench_median() {
 	while [ "$_bm_i" -lt "$_bm_n" ]; do
 		"$@"
 		_bm_i=$((_bm_i + 1))
-	done | sort -n >/tmp/bench-rounds
+	done | grep -E '^[0-9]+ [0-9]+$' | sort -n >/tmp/bench-rounds
 	diag "$_bm_label rounds ($_bm_k1 $_bm_k2): $(tr '\n' ' ' </tmp/bench-rounds)"
-	_bm_line=$(sed -n "$(((_bm_n + 1) / 2))p" /tmp/bench-rounds)
+	# The median of the rounds that gave numbers; none: no BENCH lines.
+	_bm_got=$(wc -l </tmp/bench-rounds)
+	[ "$_bm_got" -gt 0 ] || return 0
+	_bm_line=$(sed -n "$(((_bm_got + 1) / 2))p" /tmp/bench-rounds)
 	echo "# BENCH $_bm_label-$_bm_k1 ${_bm_line% *}"
 	echo "# BENCH $_bm_label-$_bm_k2 ${_bm_line#* }"
 }

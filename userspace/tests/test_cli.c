@@ -270,6 +270,8 @@ void cli_tests(void)
 	EXPECT_ERROR("cannot be combined with --pprof", "--oom", "--pprof", "x");
 	EXPECT_ERROR("--oom with -p prints its kills in the text report", "--oom", "-p", "1",
 		     "--json");
+	EXPECT_ERROR("--oom with -p prints its kills in the text report", "--oom", "-p", "1",
+		     "--json=/tmp/x.json");
 	EXPECT_ERROR("--oom with --follow-forks", "--oom", "-c", "true", "--follow-forks");
 	EXPECT_ERROR("--oom reports memory pressure events", "--oom", "--slab");
 	EXPECT_ERROR("--reclaim reports memory pressure events, not allocations: it cannot be "
