@@ -122,6 +122,8 @@ static void on_end(struct compaction *c, const struct memtrace_ev_compact *r, ti
 	if (direct) {
 		struct compaction_staller *s = staller_of(c, r->pid, comm);
 
+		c->direct_runs++;
+		c->direct_ns += ns;
 		if (s) {
 			s->runs++;
 			s->ns += ns;
@@ -185,9 +187,10 @@ void compaction_account(struct compaction *c, const struct memtrace_ev_hdr *h, t
 	case MEMTRACE_EVT_COMPACT_TRY:
 		c->direct_calls++;
 		/*
-		 * A stall is the entry, as compact_stall counts it: a
-		 * direct compaction whose every zone was deferred, or
-		 * already had the page, ran no zone but stalled all the same.
+		 * A stall is the entry: a direct compaction whose every zone
+		 * was deferred, or already had the page, ran no zone but
+		 * stalled all the same (and compact_stall counts it; only
+		 * one that skipped every zone it leaves out).
 		 */
 		if (h->size >= sizeof(struct memtrace_ev_compact_try)) {
 			const struct memtrace_ev_compact_try *r = (const void *)h;
@@ -195,11 +198,10 @@ void compaction_account(struct compaction *c, const struct memtrace_ev_hdr *h, t
 			struct compaction_staller *s;
 
 			pressure_comm(comm, r->comm);
+			/* Past the table: in direct_calls only. */
 			s = staller_of(c, r->pid, comm);
 			if (s)
 				s->calls++;
-			else
-				c->full++;
 		}
 		break;
 	case MEMTRACE_EVT_KCOMPACTD_WAKE:

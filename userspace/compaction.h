@@ -46,6 +46,7 @@ struct compaction {
 	struct compaction_staller stallers[COMPACTION_STALLERS];
 	unsigned int nr_stallers;
 	uint64_t runs, direct_calls, kcompactd_wakes;
+	uint64_t direct_runs, direct_ns;	/* every task's, the table's or not */
 	uint64_t migrate_scanned, free_scanned;	/* every run */
 	uint64_t unpaired, no_control, full;
 	FILE *json;			/* --json: each run's record goes there too */

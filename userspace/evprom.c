@@ -11,23 +11,39 @@
 #include "fmt.h"
 #include "util.h"
 
+/* The mode of the file being written (evprom_begin()): every series' first label. */
+static const char *evprom_mode = "";
+
+void evprom_begin(const char *mode)
+{
+	evprom_mode = mode;
+}
+
+/* name{mode="MODE",labels}: what each sample line starts with. */
+static void series(FILE *out, const char *name, const char *labels)
+{
+	fprintf(out, "%s{mode=\"%s\"%s%s}", name, evprom_mode, labels && labels[0] ? "," : "",
+		labels ? labels : "");
+}
+
 void evprom_u64(FILE *out, const char *name, const char *labels, uint64_t v)
 {
-	if (labels && labels[0])
-		fprintf(out, "%s{%s} %" PRIu64 "\n", name, labels, v);
-	else
-		fprintf(out, "%s %" PRIu64 "\n", name, v);
+	series(out, name, labels);
+	fprintf(out, " %" PRIu64 "\n", v);
 }
 
 void evprom_seconds(FILE *out, const char *name, const char *labels, uint64_t ns)
 {
+	series(out, name, labels);
 	/* Integer arithmetic: the value is the JSON's nanoseconds, digit for digit. */
-	if (labels && labels[0])
-		fprintf(out, "%s{%s} %" PRIu64 ".%09" PRIu64 "\n", name, labels,
-			ns / UINT64_C(1000000000), ns % UINT64_C(1000000000));
-	else
-		fprintf(out, "%s %" PRIu64 ".%09" PRIu64 "\n", name, ns / UINT64_C(1000000000),
-			ns % UINT64_C(1000000000));
+	fprintf(out, " %" PRIu64 ".%09" PRIu64 "\n", ns / UINT64_C(1000000000),
+		ns % UINT64_C(1000000000));
+}
+
+void evprom_percent(FILE *out, const char *name, const char *labels, double v)
+{
+	series(out, name, labels);
+	fprintf(out, " %.2f\n", v);
 }
 
 void evprom_counter(FILE *out, const char *name, const char *help)
@@ -122,12 +138,6 @@ void evprom_compaction(FILE *out, const struct compaction *c)
 {
 	uint64_t status[COMPACTION_NR_STATUS] = { 0 }, ns = 0;
 	char labels[64];
-	uint64_t stall_runs = 0, stall_ns = 0;
-
-	for (unsigned int i = 0; i < c->nr_stallers; i++) {
-		stall_runs += c->stallers[i].runs;
-		stall_ns += c->stallers[i].ns;
-	}
 
 	for (unsigned int i = 0; i < c->nr_zones; i++) {
 		ns += c->zones[i].ns;
@@ -148,7 +158,8 @@ void evprom_compaction(FILE *out, const struct compaction *c)
 		       "Time in compaction runs (runs whose begin was seen).");
 	evprom_seconds(out, "memtrace_compaction_seconds_total", NULL, ns);
 	evprom_counter(out, "memtrace_compaction_direct_total",
-		       "Direct compactions: allocations that compacted (compact_stall's calls).");
+		       "Direct compactions entered by allocating tasks (at least compact_stall: "
+		       "the kernel does not count those that skipped every zone).");
 	evprom_u64(out, "memtrace_compaction_direct_total", NULL, c->direct_calls);
 	evprom_counter(out, "memtrace_kcompactd_wakes_total", "kcompactd's wakeups "
 		       "(compact_daemon_wake).");
@@ -160,7 +171,7 @@ void evprom_compaction(FILE *out, const struct compaction *c)
 		   c->migrate_scanned);
 	evprom_u64(out, "memtrace_compaction_scanned_pages_total", "scanner=\"free\"",
 		   c->free_scanned);
-	evprom_compaction_stalls(out, stall_runs, stall_ns);
+	evprom_compaction_stalls(out, c->direct_runs, c->direct_ns);
 }
 
 /* A migration counter per reason that migrated; field: a migration_stats member. */
@@ -220,19 +231,12 @@ void evprom_oom_kills(FILE *out, uint64_t kills)
 
 void evprom_lost(FILE *out, uint64_t ring_full, uint64_t probe_missed)
 {
-	evprom_counter(out, "memtrace_lost_total",
-		       "Events the module could not record, by reason (the text's Lost: "
-		       "and Missed: lines).");
+	fmt_prom_lost_header(out);
 	evprom_u64(out, "memtrace_lost_total", "reason=\"event_ring_full\"", ring_full);
 	evprom_u64(out, "memtrace_lost_total", "reason=\"probe_hits_missed\"", probe_missed);
 }
 
 void evprom_timestamp(FILE *out)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	evprom_gauge(out, "memtrace_report_timestamp_seconds",
-		     "When the metrics were written (Unix time).");
-	evprom_u64(out, "memtrace_report_timestamp_seconds", NULL, (uint64_t)now.tv_sec);
+	fmt_prom_timestamp(out, evprom_mode);
 }

@@ -22,8 +22,16 @@
 #include "migration.h"
 #include "vmscan.h"
 
-/* A sample: name{labels} value ("labels" without braces, NULL or "" for none). */
+/*
+ * The file about to be written is MODE's (evjson_mode_name(): "vmscan",
+ * "use"...): each sample below carries mode="MODE" as its first label
+ * (fmt.h says why).  memtrace-read writes one metrics file at a time.
+ */
+void evprom_begin(const char *mode);
+/* A sample: name{mode,labels} value ("labels" without braces, NULL or "" for none). */
 void evprom_u64(FILE *out, const char *name, const char *labels, uint64_t v);
+/* The same, a percentage with two decimals (PSI's averages). */
+void evprom_percent(FILE *out, const char *name, const char *labels, double v);
 /* The same for a time in nanoseconds, written in seconds (exactly: S.NNNNNNNNN). */
 void evprom_seconds(FILE *out, const char *name, const char *labels, uint64_t ns);
 /* A counter's or a gauge's HELP and TYPE lines (fmt_prom_header()). */

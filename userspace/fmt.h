@@ -47,6 +47,15 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err);
 
 /* A metric's "# HELP" and "# TYPE" lines (also the event modes': evprom.h). */
 void fmt_prom_header(FILE *out, const char *name, const char *type, const char *help);
+/*
+ * The families a leak report's file and a pressure mode's both write, with
+ * one HELP each: node_exporter refuses a family whose files disagree on it.
+ * Their series, as every series memtrace-read writes, carry mode="MODE":
+ * the files of several runs (a leak report's, --vmscan's, --use's, or one
+ * left from an earlier run) can share the textfile directory.
+ */
+void fmt_prom_lost_header(FILE *out);
+void fmt_prom_timestamp(FILE *out, const char *mode);
 /* A label value, escaped as the exposition format wants (\\, \", \n). */
 void fmt_prom_label_value(FILE *out, const char *s);
 

@@ -36,6 +36,24 @@ void fmt_prom_header(FILE *out, const char *name, const char *type, const char *
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+void fmt_prom_lost_header(FILE *out)
+{
+	fmt_prom_header(out, "memtrace_lost_total", "counter",
+			"Events the module could not record, by reason (the report's Lost: "
+			"and Missed: lines).");
+}
+
+void fmt_prom_timestamp(FILE *out, const char *mode)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	fmt_prom_header(out, "memtrace_report_timestamp_seconds", "gauge",
+			"When the file was written (Unix time).");
+	fprintf(out, "memtrace_report_timestamp_seconds{mode=\"%s\"} %lld\n", mode,
+		(long long)now.tv_sec);
+}
+
 /* "f1;f2;f3": the stack's innermost functions, innermost first. */
 static void stack_label(FILE *out, const struct rm_stack *s)
 {
@@ -62,7 +80,8 @@ static void stack_series(FILE *out, const struct report_model *m, const char *me
 	for (size_t i = 0; i < n; i++) {
 		const struct rm_stack *s = &m->stacks[i];
 
-		fprintf(out, "%s{stack_id=\"%" PRIu32 "\",", metric, s->stack_id);
+		fprintf(out, "%s{mode=\"%s\",stack_id=\"%" PRIu32 "\",", metric,
+			rmodel_mode_name(m->mode), s->stack_id);
 		/* One stack may be several images' code: the image keeps series apart. */
 		if (m->mode == RM_USER_LEAKS)
 			fprintf(out, "image=\"%" PRIu32 "\",", s->image);
@@ -86,7 +105,7 @@ static void cache_series(FILE *out, const struct report_model *m, const char *me
 	snprintf(help, sizeof(help), "%s, per cache (%s).", what, which);
 	fmt_prom_header(out, metric, "gauge", help);
 	for (size_t i = 0; i < m->nr_caches; i++) {
-		fprintf(out, "%s{cache=\"", metric);
+		fprintf(out, "%s{mode=\"%s\",cache=\"", metric, rmodel_mode_name(m->mode));
 		fmt_prom_label_value(out, m->caches[i].name);
 		fprintf(out, "\"} %" PRIu64 "\n", bytes ? m->caches[i].bytes : m->caches[i].count);
 	}
@@ -104,8 +123,8 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 		{ "calls_table_full", l->calls_full }, { "trace_ring_full", l->trace_full },
 	};
 	const char *what = m->mode == RM_SLAB ? "live" : "outstanding";
+	const char *mode = rmodel_mode_name(m->mode);
 	char help[256];
-	struct timespec now;
 
 	snprintf(help, sizeof(help), "Bytes of the report's top stacks (%s; at most %d stacks).",
 		 what, FMT_PROM_STACKS);
@@ -118,12 +137,11 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 
 	fmt_prom_header(out, "memtrace_report_bytes", "gauge",
 	       "Bytes of the stacks the report shows (-T of them).");
-	fprintf(out, "memtrace_report_bytes{mode=\"%s\"} %" PRIu64 "\n",
-		rmodel_mode_name(m->mode), m->bytes);
+	fprintf(out, "memtrace_report_bytes{mode=\"%s\"} %" PRIu64 "\n", mode, m->bytes);
 	fmt_prom_header(out, "memtrace_report_allocations", "gauge",
 	       "Allocations of the stacks the report shows (-T of them).");
-	fprintf(out, "memtrace_report_allocations{mode=\"%s\"} %" PRIu64 "\n",
-		rmodel_mode_name(m->mode), m->count);
+	fprintf(out, "memtrace_report_allocations{mode=\"%s\"} %" PRIu64 "\n", mode,
+		m->count);
 
 	if (m->nr_caches) {
 		cache_series(out, m, "memtrace_slab_cache_bytes", "Bytes of the slab objects traced",
@@ -132,25 +150,22 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 			     false);
 	}
 
-	fmt_prom_header(out, "memtrace_lost_total", "counter",
-	       "Events the module could not record, by reason (the report's Lost line).");
+	fmt_prom_lost_header(out);
 	for (size_t i = 0; i < MT_ARRAY_SIZE(lost); i++)
-		fprintf(out, "memtrace_lost_total{reason=\"%s\"} %" PRIu64 "\n", lost[i].reason,
-			lost[i].n);
+		fprintf(out, "memtrace_lost_total{mode=\"%s\",reason=\"%s\"} %" PRIu64 "\n", mode,
+			lost[i].reason, lost[i].n);
 	fmt_prom_header(out, "memtrace_allocs_seen_total", "counter",
 	       "Allocations the module saw since tracing started.");
-	fprintf(out, "memtrace_allocs_seen_total %" PRIu64 "\n",
+	fprintf(out, "memtrace_allocs_seen_total{mode=\"%s\"} %" PRIu64 "\n", mode,
 		(uint64_t)m->activity.allocs_seen);
 	fmt_prom_header(out, "memtrace_frees_seen_total", "counter",
 	       "Frees the module saw since tracing started.");
-	fprintf(out, "memtrace_frees_seen_total %" PRIu64 "\n", (uint64_t)m->activity.frees_seen);
+	fprintf(out, "memtrace_frees_seen_total{mode=\"%s\"} %" PRIu64 "\n", mode,
+		(uint64_t)m->activity.frees_seen);
 	fmt_prom_header(out, "memtrace_live_allocations", "gauge",
 	       "Allocations recorded and not yet freed (the module's index).");
-	fprintf(out, "memtrace_live_allocations %" PRIu64 "\n",
+	fprintf(out, "memtrace_live_allocations{mode=\"%s\"} %" PRIu64 "\n", mode,
 		(uint64_t)m->activity.live_entries);
-	fmt_prom_header(out, "memtrace_report_timestamp_seconds", "gauge",
-	       "When the report was written (Unix time).");
-	clock_gettime(CLOCK_REALTIME, &now);
-	fprintf(out, "memtrace_report_timestamp_seconds %lld\n", (long long)now.tv_sec);
+	fmt_prom_timestamp(out, mode);
 	return ferror(out) ? mt_errf(err, EIO, "cannot write the metrics") : 0;
 }

@@ -656,6 +656,7 @@ static int render_prom(FILE *out, const void *ctx, struct mt_err *err)
 	unsigned int cpus;
 	uint64_t missed = 0;
 
+	evprom_begin(evjson_mode_name(p->o->mode));
 	if (p->reclaim)
 		evprom_reclaims(out, p->reclaim->events, p->reclaim->ns, p->reclaim->pages);
 	if (p->vmscan)

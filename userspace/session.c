@@ -736,13 +736,15 @@ static int drain_trace(struct session *s, bool final)
 	if (!s->o->trace && !s->o->oom_kills)
 		return 0;
 	if (s->er.map) {
-		if (evreader_drain_ordered(&s->er, final, on_ring_record, s, &err)) {
+		int ret = evreader_drain_ordered(&s->er, final, on_ring_record, s, &err);
+
+		/* A victim not marked (yet), or a failed drain: its stacks all the same, now. */
+		while (s->nr_oom_pending)
+			oom_report_pending(s, 0);
+		if (ret) {
 			fprintf(stderr, PROG ": %s\n", err.msg);
 			return -1;
 		}
-		/* A victim not marked (yet): its stacks all the same, now. */
-		while (s->nr_oom_pending)
-			oom_report_pending(s, 0);
 		if (!s->o->trace)
 			return flush_output();
 		if (s->trace_ring)

@@ -365,11 +365,8 @@ fail:
 
 static void direct_compaction(const struct compaction *c, uint64_t *runs, uint64_t *ns)
 {
-	*runs = *ns = 0;
-	for (unsigned int i = 0; i < c->nr_stallers; i++) {
-		*runs += c->stallers[i].runs;
-		*ns += c->stallers[i].ns;
-	}
+	*runs = c->direct_runs;
+	*ns = c->direct_ns;
 }
 
 static void mib(char *buf, size_t len, uint64_t kb)
@@ -577,7 +574,7 @@ struct use_prom {
 static void memcg_sample(FILE *out, const char *name, const char *path, const char *event,
 			 uint64_t v)
 {
-	fprintf(out, "%s{memcg=\"", name);
+	fprintf(out, "%s{mode=\"use\",memcg=\"", name);
 	fmt_prom_label_value(out, path[0] ? path : "/");
 	if (event)
 		fprintf(out, "\",event=\"%s", event);
@@ -600,6 +597,7 @@ static int render_prom(FILE *out, const void *ctx, struct mt_err *err)
 	size_t memcgs = r->nr_memcgs < u->o->top ? r->nr_memcgs : u->o->top;
 	char labels[96];
 
+	evprom_begin("use");
 	if (r->have_mi) {
 		evprom_gauge(out, "memtrace_memory_bytes", "/proc/meminfo's lines --use shows, "
 			     "in bytes (kind: the --json utilization field without _kb).");
@@ -644,9 +642,11 @@ static int render_prom(FILE *out, const void *ctx, struct mt_err *err)
 			const double avg[] = { psi[i].l->avg10, psi[i].l->avg60, psi[i].l->avg300 };
 			const char *const window[] = { "10", "60", "300" };
 
-			for (size_t w = 0; w < 3; w++)
-				fprintf(out, "memtrace_psi_avg_percent{kind=\"%s\",window_s=\"%s\"} "
-					"%.2f\n", psi[i].kind, window[w], avg[w]);
+			for (size_t w = 0; w < 3; w++) {
+				snprintf(labels, sizeof(labels), "kind=\"%s\",window_s=\"%s\"",
+					 psi[i].kind, window[w]);
+				evprom_percent(out, "memtrace_psi_avg_percent", labels, avg[w]);
+			}
 		}
 	}
 	evprom_counter(out, "memtrace_vmstat_total", "/proc/vmstat's counters --use shows, "

@@ -161,7 +161,14 @@ check_match "--use: the text's memcg line, its limit and OOM kill" \
 
 # --prometheus: the last report's gauges, and counters that are the
 # intervals' numbers summed (so /proc/vmstat's growth over the run).
-prom() { awk -v k="$1" '$1 == k { print $2 }' "$P"; }
+# prom 'NAME{LABELS}': its value; every series of --use's file has mode="use" first.
+prom() {
+	case $1 in
+	*'{'*) set -- "${1%%\{*}{mode=\"use\",${1#*\{}" ;;
+	*) set -- "$1{mode=\"use\"}" ;;
+	esac
+	awk -v k="$1" '$1 == k { print $2 }' "$P"
+}
 check "--use --prometheus: promtool check metrics accepts the file" \
 	sh -c "promtool check metrics <'$P'"
 check_eq "--use --prometheus: MemTotal in bytes, as the last report's" \
@@ -170,7 +177,7 @@ want= got=
 for c in oom_kill compact_stall compact_fail pswpin pswpout allocstall pgscan_kswapd \
 	 pgscan_direct pgsteal_kswapd pgsteal_direct pgscan_anon pgscan_file pgsteal_anon \
 	 pgsteal_file; do
-	grep -q "^memtrace_vmstat_total{counter=\"$c\"}" "$P" || continue
+	grep -q "^memtrace_vmstat_total{mode=\"use\",counter=\"$c\"}" "$P" || continue
 	want="$want $c $(sums "saturation.vmstat.$c")"
 	got="$got $c $(prom "memtrace_vmstat_total{counter=\"$c\"}")"
 done

@@ -21,6 +21,8 @@ static void render(FILE *out)
 	static struct compaction c;
 	static struct migration_counts m;
 
+	/* Every family in one file, under one mode label. */
+	evprom_begin("vmscan");
 	memset(&v, 0, sizeof(v));
 	v.kswapd_runs = 2;
 	v.kswapd_ns = 1500000000;
@@ -46,6 +48,8 @@ static void render(FILE *out)
 	c.stallers[0].ns = 100;
 	c.stallers[1].runs = 2;
 	c.stallers[1].ns = 200;
+	c.direct_runs = 3;	/* the stallers' and any past their table */
+	c.direct_ns = 300;
 	c.migrate_scanned = 77;
 	evprom_compaction(out, &c);
 
@@ -89,41 +93,41 @@ static void test_values(void)
 
 	render(out);
 	fclose(out);
-	check(strstr(text, "memtrace_kswapd_runs_total 2\n") &&
-	      strstr(text, "memtrace_kswapd_awake_seconds_total 1.500000000\n") &&
-	      strstr(text, "memtrace_reclaims_total{reclaimer=\"direct\"} 6\n") &&
-	      strstr(text, "memtrace_reclaim_seconds_total{reclaimer=\"direct\"} 0.000000007\n") &&
-	      strstr(text, "memtrace_reclaim_pages_total{reclaimer=\"memcg\"} 9\n") &&
-	      strstr(text, "memtrace_vmscan_scanned_pages_total{reclaimer=\"memcg\",type=\"file\"} "
+	check(strstr(text, "memtrace_kswapd_runs_total{mode=\"vmscan\"} 2\n") &&
+	      strstr(text, "memtrace_kswapd_awake_seconds_total{mode=\"vmscan\"} 1.500000000\n") &&
+	      strstr(text, "memtrace_reclaims_total{mode=\"vmscan\",reclaimer=\"direct\"} 6\n") &&
+	      strstr(text, "memtrace_reclaim_seconds_total{mode=\"vmscan\",reclaimer=\"direct\"} 0.000000007\n") &&
+	      strstr(text, "memtrace_reclaim_pages_total{mode=\"vmscan\",reclaimer=\"memcg\"} 9\n") &&
+	      strstr(text, "memtrace_vmscan_scanned_pages_total{mode=\"vmscan\",reclaimer=\"memcg\",type=\"file\"} "
 		     "11\n") &&
-	      strstr(text, "memtrace_vmscan_reclaimed_pages_total{reclaimer=\"kswapd\","
+	      strstr(text, "memtrace_vmscan_reclaimed_pages_total{mode=\"vmscan\",reclaimer=\"kswapd\","
 		     "type=\"anon\"} 12\n") &&
-	      strstr(text, "memtrace_vmscan_written_pages_total{type=\"file\"} 13\n") &&
-	      strstr(text, "memtrace_shrinker_calls_total 14\n"),
+	      strstr(text, "memtrace_vmscan_written_pages_total{mode=\"vmscan\",type=\"file\"} 13\n") &&
+	      strstr(text, "memtrace_shrinker_calls_total{mode=\"vmscan\"} 14\n"),
 	      "evprom: --vmscan's counters, labelled by reclaimer and type, seconds exact");
-	check(count_lines(text, "memtrace_vmscan_scanned_pages_total{") == 6,
+	check(count_lines(text, "memtrace_vmscan_scanned_pages_total{mode=\"vmscan\",") == 6,
 	      "evprom: --vmscan: every reclaimer and type has its series, zero or not");
-	check(strstr(text, "memtrace_compaction_runs_total 5\n") &&
-	      strstr(text, "memtrace_compaction_outcomes_total{status=\"complete\"} 3\n") &&
-	      strstr(text, "memtrace_compaction_outcomes_total{status=\"skipped\"} 2\n") &&
-	      strstr(text, "memtrace_compaction_seconds_total 0.000001000\n") &&
-	      strstr(text, "memtrace_compaction_stalls_total 3\n") &&
-	      strstr(text, "memtrace_compaction_stall_seconds_total 0.000000300\n") &&
-	      strstr(text, "memtrace_compaction_scanned_pages_total{scanner=\"migrate\"} 77\n"),
-	      "evprom: --compaction: the zones' outcomes summed, stallers' runs and time");
-	check(strstr(text, "memtrace_migration_calls_total{reason=\"compaction\"} 2\n") &&
-	      strstr(text, "memtrace_migration_succeeded_pages_total{reason=\"compaction\"} 64\n") &&
-	      strstr(text, "memtrace_migration_seconds_total{reason=\"compaction\"} 2.000000001\n") &&
-	      strstr(text, "memtrace_migration_succeeded_pages_total{reason=\"other\"} 7\n") &&
-	      count_lines(text, "memtrace_migration_calls_total{reason=\"other\"}") == 1 &&
+	check(strstr(text, "memtrace_compaction_runs_total{mode=\"vmscan\"} 5\n") &&
+	      strstr(text, "memtrace_compaction_outcomes_total{mode=\"vmscan\",status=\"complete\"} 3\n") &&
+	      strstr(text, "memtrace_compaction_outcomes_total{mode=\"vmscan\",status=\"skipped\"} 2\n") &&
+	      strstr(text, "memtrace_compaction_seconds_total{mode=\"vmscan\"} 0.000001000\n") &&
+	      strstr(text, "memtrace_compaction_stalls_total{mode=\"vmscan\"} 3\n") &&
+	      strstr(text, "memtrace_compaction_stall_seconds_total{mode=\"vmscan\"} 0.000000300\n") &&
+	      strstr(text, "memtrace_compaction_scanned_pages_total{mode=\"vmscan\",scanner=\"migrate\"} 77\n"),
+	      "evprom: --compaction: the zones' outcomes summed, direct runs and time");
+	check(strstr(text, "memtrace_migration_calls_total{mode=\"vmscan\",reason=\"compaction\"} 2\n") &&
+	      strstr(text, "memtrace_migration_succeeded_pages_total{mode=\"vmscan\",reason=\"compaction\"} 64\n") &&
+	      strstr(text, "memtrace_migration_seconds_total{mode=\"vmscan\",reason=\"compaction\"} 2.000000001\n") &&
+	      strstr(text, "memtrace_migration_succeeded_pages_total{mode=\"vmscan\",reason=\"other\"} 7\n") &&
+	      count_lines(text, "memtrace_migration_calls_total{mode=\"vmscan\",reason=\"other\"}") == 1 &&
 	      !strstr(text, "reason=\"numa_misplaced\""),
 	      "evprom: --migration: per reason that migrated, the unknown reasons as one "
 	      "\"other\" series");
-	check(strstr(text, "memtrace_oom_kills_total 1\n") &&
-	      strstr(text, "memtrace_lost_total{reason=\"event_ring_full\"} 8\n") &&
-	      strstr(text, "memtrace_lost_total{reason=\"probe_hits_missed\"} 2\n"),
+	check(strstr(text, "memtrace_oom_kills_total{mode=\"vmscan\"} 1\n") &&
+	      strstr(text, "memtrace_lost_total{mode=\"vmscan\",reason=\"event_ring_full\"} 8\n") &&
+	      strstr(text, "memtrace_lost_total{mode=\"vmscan\",reason=\"probe_hits_missed\"} 2\n"),
 	      "evprom: OOM kills, and the losses by reason");
-	if (!strstr(text, "memtrace_lost_total{reason=\"event_ring_full\"} 8\n"))
+	if (!strstr(text, "memtrace_lost_total{mode=\"vmscan\",reason=\"event_ring_full\"} 8\n"))
 		diag("%s", text);
 	free(text);
 }

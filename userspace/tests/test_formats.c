@@ -446,14 +446,14 @@ static void test_prometheus(void)
 	st = fmt_write_file(path, &r.model, fmt_prometheus, &err);
 	text = read_file(path, NULL);
 	check(st == 0 && text &&
-	      strstr(text, "memtrace_stack_bytes{stack_id=\"5\",functions=\"other_fn;[unknown]\"} "
+	      strstr(text, "memtrace_stack_bytes{mode=\"kernel-leaks\",stack_id=\"5\",functions=\"other_fn;[unknown]\"} "
 		     "12288\n") &&
-	      strstr(text, "memtrace_stack_allocations{stack_id=\"3\",functions=\"kmalloc_trace;"
+	      strstr(text, "memtrace_stack_allocations{mode=\"kernel-leaks\",stack_id=\"3\",functions=\"kmalloc_trace;"
 		     "memtrace_leaker_work\"} 7\n") &&
 	      strstr(text, "memtrace_report_bytes{mode=\"kernel-leaks\"} 21472\n") &&
-	      strstr(text, "memtrace_slab_cache_bytes{cache=\"dentry\"} 768\n") &&
-	      strstr(text, "memtrace_slab_cache_objects{cache=\"we\\\"ird\\\\name\"} 1\n") &&
-	      strstr(text, "memtrace_lost_total{reason=\"recursion\"} 1\n"),
+	      strstr(text, "memtrace_slab_cache_bytes{mode=\"kernel-leaks\",cache=\"dentry\"} 768\n") &&
+	      strstr(text, "memtrace_slab_cache_objects{mode=\"kernel-leaks\",cache=\"we\\\"ird\\\\name\"} 1\n") &&
+	      strstr(text, "memtrace_lost_total{mode=\"kernel-leaks\",reason=\"recursion\"} 1\n"),
 	      "formats: --prometheus: the top stacks' bytes and allocations as the text "
 	      "report's, caches, losses; label values escaped");
 	if (st || !text || !strstr(text, "21472"))
