@@ -8,6 +8,7 @@
  *   __vmalloc_node_range()   vmalloc, kvmalloc's fallback, module text,
  *   remove_vm_area()         and every vfree() path
  *   krealloc()               a resize in place changes the requested size
+ *   (krealloc_node_align()   on 6.17+, where krealloc() is a macro)
  *   mempool_alloc()/_free()  elements taken from or returned to a reserve
  *   pcpu_populate_chunk()    the pages it takes back percpu allocations
  *   split_page()             a block of pages becomes single pages

@@ -382,6 +382,9 @@ static void mt_clear_tables(void)
 	for_each_possible_cpu(cpu) {
 		struct mt_pcpu *c = per_cpu_ptr(mt.pcpu, cpu);
 
+		/* last_stat points into the table just cleared: it goes too. */
+		BUILD_BUG_ON(offsetof(struct mt_pcpu, last_stat) >=
+			     offsetof(struct mt_pcpu, frames));
 		memset(c, 0, offsetof(struct mt_pcpu, frames));
 		c->sample_left = max(mt.filter.sample_every, 1U);
 		prandom_seed_state(&c->rnd, get_random_u64());
