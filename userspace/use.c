@@ -186,7 +186,7 @@ static bool read_small(const char *path, char *buf, size_t len)
 }
 
 struct use_memcg {
-	char path[256];			/* below the cgroup2 mount */
+	char path[1024];		/* below the cgroup2 mount */
 	uint64_t current, max;		/* bytes; max UINT64_MAX: none */
 	uint64_t ev_max, ev_oom_kill;	/* memory.events: times at memory.max, OOM kills */
 };
@@ -221,7 +221,14 @@ static int memcg_one(const char *path, const struct stat *st, int flag, struct F
 	}
 	m = &walk.v[walk.n];
 	memset(m, 0, sizeof(*m));
-	snprintf(m->path, sizeof(m->path), "%s", path[walk.root_len] ? path + walk.root_len : "/");
+	/*
+	 * A path cut short could name two memcgs alike (one --prometheus
+	 * series for both) and end inside a UTF-8 character: such a memcg
+	 * (nested past 1 KiB of names) is left out.
+	 */
+	if ((size_t)snprintf(m->path, sizeof(m->path), "%s",
+			     path[walk.root_len] ? path + walk.root_len : "/") >= sizeof(m->path))
+		return 0;
 	m->current = strtoull(buf, NULL, 10);
 	snprintf(file, sizeof(file), "%s/memory.max", path);
 	if (!read_small(file, buf, sizeof(buf)) || use_parse_memcg_max(buf, &m->max))
