@@ -1,7 +1,7 @@
 #!/bin/sh
-# Load and unload memtrace.ko 60 times while a kmalloc storm runs and a
+# Load and unload memtrace.ko 40 times while a kmalloc storm runs and a
 # process that allocates (fibonacci, a calloc every 10 ms) is traced
-# through uprobes on its allocators: 60 rounds on Debian's kernels, 30 on the
+# through uprobes on its allocators: 40 rounds on Debian's kernels, 20 on the
 # debug kernel, whose kmemleak (the oracle for leaks) finds one leaked by
 # any round, and whose rounds cost seven times as much (make check's time).
 # Each round loads the module, runs a session on the process (every tenth
@@ -15,8 +15,8 @@
 # mtt-timeout: 900
 . "${0%/*}/lib.sh"
 
-ROUNDS=60
-[ -e /sys/kernel/debug/kmemleak ] && ROUNDS=30
+ROUNDS=40
+[ -e /sys/kernel/debug/kmemleak ] && ROUNDS=20
 KPROBES=/sys/kernel/debug/kprobes/list
 # Small tables: what a round costs is loading, tracing and unloading.
 PARAMS="live_entries=4096 live_max_entries=16384 stack_pool_mb=1 stat_slots=1024"
