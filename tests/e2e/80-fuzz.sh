@@ -15,7 +15,11 @@ SECS=${MTT_FUZZ_SECONDS:-$((30 * ${MTT_TIMEOUT_SCALE:-1}))}
 FLAG=/tmp/fuzz.on
 UNLOADS=/tmp/fuzz.unloads
 # Small tables: quicker sessions, and the paths of full tables taken too.
-PARAMS="live_entries=4096 live_max_entries=16384 stack_pool_mb=1 stat_slots=1024 trace_records=256"
+# Snapshot buffers of at most 16 MiB: each worker's descriptors may each
+# hold one, and the default (1 GiB) would let one random request take the
+# guest's memory and have the OOM killer end the run.
+PARAMS="live_entries=4096 live_max_entries=16384 stack_pool_mb=1 stat_slots=1024 trace_records=256
+	max_buffer_mb=16"
 
 # shellcheck disable=SC2086 # one word per parameter
 load_memtrace $PARAMS || { not_ok "load memtrace.ko"; exit 1; }
