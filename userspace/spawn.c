@@ -503,12 +503,26 @@ static void *tracer_main(void *arg)
 		struct pollfd p[2] = { { s->sigfd, POLLIN, 0 }, { s->cmd_fd, POLLIN, 0 } };
 		int status;
 
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		/*
+		 * SIGCHLD is process-directed: a thread of the caller's that
+		 * does not block it (one made before spawn_start(), a
+		 * library's) takes it and, its action being to ignore it,
+		 * drops it, and the signalfd never hears of that tracee's
+		 * stop.  Looking every 100 ms as well bounds what a lost
+		 * SIGCHLD costs (a Ctrl+Z'd command left stopped after fg, a
+		 * held one never handed on).
+		 */
+		if (poll(p, 2, 100) < 0 && errno != EINTR)
 			break;
 		drain(s->sigfd);
 		drain(s->cmd_fd);
 		take_commands(s);
-		while ((pid = waitpid(-1, &status, __WALL | WNOHANG)) > 0)
+		/*
+		 * __WNOTHREAD: only this thread's children and tracees.  Else a
+		 * wait in another of the caller's threads' (another spawn's
+		 * tracer, a system()) and this one take each other's events.
+		 */
+		while ((pid = waitpid(-1, &status, __WALL | __WNOTHREAD | WNOHANG)) > 0)
 			on_status(s, pid, status);
 		if (pid < 0 && errno == ECHILD)
 			s->nr_tracees = 0;
