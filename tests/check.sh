@@ -451,15 +451,16 @@ if wants guest; then
 	# Each guest is one single-threaded TCG qemu: two lanes of guests, one
 	# after another in each, keep two cores busy.  The two halves of the
 	# debug kernel's run are the longest: one starts each lane; the rest
-	# is shared so that the lanes take about as long (idle machine, in
-	# seconds: debug 1480 + 7.2 430 + 6.12-rt 230; debug-user 720 + 6.1
-	# 820 + 6.12 420 + lockdown 40 + the -numa guests 150).
+	# is shared so that the lanes take about as long (a run on an idle
+	# machine, in seconds: debug 1320 + 6.12-rt 205 + 7.2 255 + lockdown
+	# 35 + 6.12-numa 20; debug-user 600 + 6.1 780 + 6.12 435 + 6.1-numa
+	# 20 + debug-numa 90).
 	lane_a= lane_b=
 	for l in $GUESTS; do
 		rm -f "$LOGS/guest-$l.out"
 		case $l in
 		debug) lane_a="debug $lane_a" ;;
-		7.2 | 6.12-rt) lane_a="$lane_a $l" ;;
+		7.2 | 6.12-rt | lockdown | 6.12-numa) lane_a="$lane_a $l" ;;
 		debug-user) lane_b="debug-user $lane_b" ;;
 		*) lane_b="$lane_b $l" ;;
 		esac
