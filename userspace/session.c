@@ -383,6 +383,25 @@ static int write_formats(const struct mt_options *o, const struct mt_snapshot *s
  * last report of a user-mode target that ended counts every allocation
  * still live, whatever its age, and ends with the heap summaries.
  */
+/* A snapshot from the module, parsed; an error is said on stderr. */
+static int take_snapshot(struct session *s, uint32_t flags, uint64_t older_ns,
+			 struct mt_snapshot *snap)
+{
+	struct mt_err err;
+	size_t len;
+	void *buf;
+	int ret;
+
+	ret = device_snapshot(&s->dev, flags, older_ns, &buf, &len, &err);
+	if (!ret) {
+		ret = snapshot_parse(buf, len, snap, &err);
+		free(buf);
+	}
+	if (ret)
+		fprintf(stderr, PROG ": %s\n", err.msg);
+	return ret;
+}
+
 static int report_once(struct session *s)
 {
 	const struct mt_options *o = s->o;
@@ -395,25 +414,15 @@ static int report_once(struct session *s)
 	struct stack_total *totals = NULL;
 	struct mt_snapshot snap;
 	struct mt_err err;
-	size_t len, nr_totals = 0;
-	void *buf;
+	size_t nr_totals = 0;
 	int ret;
 
-	ret = device_snapshot(&s->dev, o->show_allocs ? MEMTRACE_SNAP_ALLOCS : 0,
-			      /* -C counts every live allocation, as memleak's does. */
-			      o->mode == MT_MODE_SLAB || final || o->combined_only ? 0 :
-			      o->older_ms * 1000000ULL,
-			      &buf, &len, &err);
-	if (ret) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
+	ret = take_snapshot(s, o->show_allocs ? MEMTRACE_SNAP_ALLOCS : 0,
+			    /* -C counts every live allocation, as memleak's does. */
+			    o->mode == MT_MODE_SLAB || final || o->combined_only ? 0 :
+			    o->older_ms * 1000000ULL, &snap);
+	if (ret)
 		return ret;
-	}
-	ret = snapshot_parse(buf, len, &snap, &err);
-	free(buf);
-	if (ret) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return ret;
-	}
 	if (!s->warned_events && (snap.hdr.events & s->wanted) != s->wanted) {
 		char missing[64];
 
@@ -610,25 +619,16 @@ static int oom_stacks(struct session *s, const struct oom_pending *r)
 	struct stack_total *totals = NULL;
 	struct mt_snapshot snap;
 	struct mt_err err;
-	size_t len, nr_totals = 0;
+	size_t nr_totals = 0;
 	uint64_t after_us;
-	void *buf;
 	int ret;
 
 	if (s->target && (int)r->victim_pid != (int)target_pid(s->target))
 		return 0;
 	/* Every live allocation, whatever its age: what the victim held. */
-	ret = device_snapshot(&s->dev, 0, 0, &buf, &len, &err);
-	if (ret) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
+	ret = take_snapshot(s, 0, 0, &snap);
+	if (ret)
 		return ret;
-	}
-	ret = snapshot_parse(buf, len, &snap, &err);
-	free(buf);
-	if (ret) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return ret;
-	}
 	if (s->target)
 		target_snapshot(s->target, &snap.hdr.target, PROG);
 	else
