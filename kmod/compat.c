@@ -24,6 +24,8 @@ static int mt_kmem_cache_name_off = -1;
  * (struct slab, private to mm/, overlays struct page); -1: unknown.
  */
 int mt_slab_cache_off = -1;
+/* Where struct kmem_cache keeps its object size (kmem_cache_size()); -1: unknown. */
+int mt_kmem_cache_object_size_off = -1;
 
 /* The name field lies early in every layout so far (~100 bytes in SLUB). */
 #define MT_KMEM_CACHE_SCAN	192
@@ -62,13 +64,37 @@ static int mt_scan_slab_page(struct kmem_cache *s)
 }
 
 /*
+ * Offset of the only 32-bit field of s, within the bytes before its name,
+ * that holds its object size, or -1.  The probe caches' sizes are not
+ * multiples of 8, so no aligned size or offset SLUB derives equals them.
+ */
+static int mt_scan_object_size(struct kmem_cache *s, int name_off)
+{
+	const u32 *fields = (const u32 *)s;
+	u32 object_size = kmem_cache_size(s);
+	int i, off = -1;
+
+	for (i = 0; i < name_off / (int)sizeof(u32); i++) {
+		if (fields[i] != object_size)
+			continue;
+		if (off >= 0)
+			return -1;	/* twice: ambiguous */
+		off = i * sizeof(u32);
+	}
+	return off;
+}
+
+/*
  * Offset of the first word of cache 'name' that points to a copy of its
- * name, or -1; *slab_off the offset of its pointer in a slab page.  kmem_cache_create() stores kstrdup_const(name), a copy for
+ * name, or -1; *slab_off the offset of its pointer in a slab page, and
+ * *size_off that of its object size.  kmem_cache_create() stores
+ * kstrdup_const(name), a copy for
  * a module's string, so the strings are compared, read without risk of a
  * fault; the scan stops at the first match, so it never reads past the
  * name field of the structure.
  */
-static int mt_scan_for_name(const char *name, int *slab_off)
+static int mt_scan_for_name(const char *name, unsigned int size, int *slab_off,
+			    int *size_off)
 {
 	char buf[MEMTRACE_NAME_LEN];
 	const unsigned long *words;
@@ -76,7 +102,8 @@ static int mt_scan_for_name(const char *name, int *slab_off)
 	int i, off = -1;
 
 	*slab_off = -1;
-	s = kmem_cache_create(name, 24, 0, 0, mt_layout_probe_ctor);
+	*size_off = -1;
+	s = kmem_cache_create(name, size, 0, 0, mt_layout_probe_ctor);
 	if (!s)
 		return -1;
 	*slab_off = mt_scan_slab_page(s);
@@ -92,6 +119,8 @@ static int mt_scan_for_name(const char *name, int *slab_off)
 		off = i * sizeof(long);
 		break;
 	}
+	if (off >= 0)
+		*size_off = mt_scan_object_size(s, off);
 	kmem_cache_destroy(s);
 	return off;
 }
@@ -99,9 +128,9 @@ static int mt_scan_for_name(const char *name, int *slab_off)
 /* Two probes with different names must agree on the offsets to trust them. */
 static void mt_find_kmem_cache_layout(void)
 {
-	int slab_a, slab_b;
-	int a = mt_scan_for_name("memtrace_layout_probe_a", &slab_a);
-	int b = mt_scan_for_name("memtrace_layout_probe_bb", &slab_b);
+	int slab_a, slab_b, size_a, size_b;
+	int a = mt_scan_for_name("memtrace_layout_probe_a", 20, &slab_a, &size_a);
+	int b = mt_scan_for_name("memtrace_layout_probe_bb", 44, &slab_b, &size_b);
 
 	if (a >= 0 && a == b)
 		mt_kmem_cache_name_off = a;
@@ -113,6 +142,9 @@ static void mt_find_kmem_cache_layout(void)
 	else
 		pr_warn("slab cache pointer not found in struct page (%d/%d): kmalloc caches named by size class\n",
 			slab_a, slab_b);
+	/* Without it, kmem_cache_size(): a call per allocation byte sampling sees. */
+	if (size_a >= 0 && size_a == size_b)
+		mt_kmem_cache_object_size_off = size_a;
 }
 
 /* ptrace_may_access(), looked up once; NULL if it cannot be called. */

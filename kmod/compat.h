@@ -311,6 +311,25 @@ const char *mt_kmem_cache_name(const struct kmem_cache *s);
 struct kmem_cache *mt_slab_cache_of(const void *obj);
 
 extern int mt_slab_cache_off;
+extern int mt_kmem_cache_object_size_off;
+
+/*
+ * kmem_cache_size(s) without the call: the offset of the object size in
+ * struct kmem_cache is found at load, as the name's is (the call where
+ * that failed; _nocall: 0 then).  For byte sampling's decision, made on
+ * every allocation.
+ */
+static __always_inline unsigned int mt_kmem_cache_object_size_nocall(struct kmem_cache *s)
+{
+	if (likely(mt_kmem_cache_object_size_off >= 0))
+		return *(const u32 *)((const char *)s + mt_kmem_cache_object_size_off);
+	return 0;	/* no cache has objects of 0 bytes */
+}
+
+static __always_inline unsigned int mt_kmem_cache_object_size(struct kmem_cache *s)
+{
+	return mt_kmem_cache_object_size_nocall(s) ?: kmem_cache_size(s);
+}
 
 /*
  * The same for an address known to be in the kernel's linear map, as

@@ -25,6 +25,7 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mmap_lock.h>
+#include <linux/percpu.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -37,6 +38,9 @@
 #include "hooks.h"
 #include "tracer.h"
 #include "ustack.h"
+
+/* How the user stacks were walked (unwind.h: mt_unwind_count()). */
+static DEFINE_PER_CPU(struct memtrace_unwind_stats, mt_gr_unwind);
 
 /* Frames of a caller's user stack kept in a record (on the kernel stack while taken). */
 #define MT_GR_FRAMES	32
@@ -191,6 +195,7 @@ static int mt_gr_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	long ret = (long)regs_return_value(regs);
 	char file[MEMTRACE_FILE_NAME_LEN] = "";
 	unsigned long frames[MT_GR_FRAMES];
+	struct memtrace_unwind_stats ust;
 	struct memtrace_ev_syscall *r;
 	unsigned int nr, i;
 	unsigned long flags;
@@ -199,8 +204,10 @@ static int mt_gr_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!er)
 		return 0;
-	nr = mt_ustack_at_syscall(task_pt_regs(current), frames,
-				  min_t(u32, mt_gr.depth, MT_GR_FRAMES), &faulted);
+	memset(&ust, 0, sizeof(ust));
+	nr = mt_ustack(task_pt_regs(current), MT_UNWIND_FROM_SYSCALL, frames,
+		       min_t(u32, mt_gr.depth, MT_GR_FRAMES), &ust, &faulted);
+	mt_unwind_count(&mt_gr_unwind, &ust);
 	if (faulted) {
 		rflags |= MEMTRACE_SYSCALL_STACK_FAULT;
 		atomic64_inc(&mt_gr.stack_faults);
@@ -257,6 +264,7 @@ static int mt_gr_fault_return(struct kretprobe_instance *ri, struct pt_regs *reg
 	struct mt_evring *er = READ_ONCE(mt_gr.er);
 	vm_fault_t ret = (__force vm_fault_t)regs_return_value(regs);
 	unsigned long frames[MT_GR_FRAMES];
+	struct memtrace_unwind_stats ust;
 	struct memtrace_ev_fault *r;
 	unsigned int nr = 0, i;
 	unsigned long flags;
@@ -275,10 +283,11 @@ static int mt_gr_fault_return(struct kretprobe_instance *ri, struct pt_regs *reg
 		u32 max = min_t(u32, mt_gr.depth, MT_GR_FRAMES);
 
 		/* A fault in user mode, or one the kernel took inside a system call. */
-		if (f->flags & FAULT_FLAG_USER)
-			nr = mt_ustack_at_fault(task_pt_regs(current), frames, max, &faulted);
-		else
-			nr = mt_ustack_at_syscall(task_pt_regs(current), frames, max, &faulted);
+		memset(&ust, 0, sizeof(ust));
+		nr = mt_ustack(task_pt_regs(current),
+			       f->flags & FAULT_FLAG_USER ? MT_UNWIND_FROM_INSIDE :
+			       MT_UNWIND_FROM_SYSCALL, frames, max, &ust, &faulted);
+		mt_unwind_count(&mt_gr_unwind, &ust);
 	}
 	if (faulted) {
 		rflags |= MEMTRACE_FAULT_STACK_FAULT;
@@ -377,6 +386,8 @@ int mt_growth_attach(u32 events, struct mt_evring *er, struct pid_namespace *ns,
 	atomic64_set(&mt_gr.file_unknown, 0);
 	atomic64_set(&mt_gr.stack_faults, 0);
 	mt_gr.depth = depth ? depth : MT_GR_FRAMES;
+	/* No handler runs: nothing is registered yet. */
+	mt_unwind_sum_reset(&mt_gr_unwind);
 	WRITE_ONCE(mt_gr.er, er);
 	for (i = 0; i < ARRAY_SIZE(mt_gr_probes); i++) {
 		struct mt_gr_probe *p = &mt_gr_probes[i];
@@ -406,4 +417,5 @@ void mt_growth_stats(struct memtrace_evstats *st)
 					    mt_gr_probes[i].krp.kp.nmissed;
 	st->file_unknown += atomic64_read(&mt_gr.file_unknown);
 	st->stack_faults += atomic64_read(&mt_gr.stack_faults);
+	mt_unwind_sum(&mt_gr_unwind, &st->unwind);
 }

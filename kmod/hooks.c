@@ -34,17 +34,19 @@
 bool mt_sample(struct mt_pcpu *c, const struct mt_filter *f, size_t bytes)
 {
 	if (f->sample_bytes) {
-		s64 before = c->bytes_to_sample;
+		/* Interrupts are off: no fast path runs between these. */
+		s64 before = this_cpu_read(mt_fastpath.bytes_to_sample);
 
-		c->bytes_to_sample -= bytes;
-		if (c->bytes_to_sample > 0)
+		this_cpu_write(mt_fastpath.bytes_to_sample, before - bytes);
+		if (before - (s64)bytes > 0)
 			return false;
-		/* Interrupting a fast path's crossing: see mt_bytes_sample_fast(). */
+		/* Interrupting a fast path's crossing: see mt_bytes_crossed(). */
 		if (unlikely(before <= 0))
 			return mt_bytes_to_next_sample(f->sample_bytes,
 						       prandom_u32_state(&c->rnd)) <= bytes;
-		c->bytes_to_sample = mt_bytes_to_next_sample(f->sample_bytes,
-							     prandom_u32_state(&c->rnd));
+		this_cpu_write(mt_fastpath.bytes_to_sample,
+			       mt_bytes_to_next_sample(f->sample_bytes,
+						       prandom_u32_state(&c->rnd)));
 		return true;
 	}
 	/* Counted down as mt_record_alloc()'s lockless fast path does. */
@@ -408,45 +410,37 @@ static u32 mt_pcpu_random(void)
 	return r;
 }
 
-/*
- * Byte sampling without the hook guard, for the allocations whose size
- * (what mt_event_cache() makes bytes_alloc, which the weight at snapshot
- * time is computed from) is known without the name tables: slab objects
- * by their cache's object size, the rest by their event's size.  A large
- * kmalloc is left to the guarded path.
- *
- * The allocation that takes the countdown to 0 or below is sampled and
- * draws the next countdown.  One that interrupts it before it does finds
- * the countdown at 0 or below already: it draws for itself, sampled with
- * probability 1 - exp(-bytes / mean) as any other (the gaps between
- * sample points are memoryless), and leaves the countdown to the one it
- * interrupted.
- */
-static __always_inline enum mt_fast mt_bytes_sample_fast(u8 kind, unsigned long addr,
-							 size_t bytes_req, size_t bytes_alloc,
-							 struct kmem_cache *cache, u32 mean)
+/* -s N in kernel mode: whether addr is one of the addresses sampled. */
+static __always_inline bool mt_addr_is_sampled(unsigned long addr)
 {
-	struct kmem_cache *s = NULL;
-	s64 bytes, left;
+	return mt_addr_sampled(addr, mt.filter.addr_sample_seed,
+			       mt.filter.addr_sample_threshold);
+}
 
-	switch (kind) {
-	case MEMTRACE_KIND_KMALLOC:
-		if (bytes_req > KMALLOC_MAX_CACHE_SIZE)
-			return MT_FAST_UNDECIDED;
-		s = mt_slab_cache_of_object((void *)addr);
-		if (!s)
-			return MT_FAST_UNDECIDED;
-		break;
-	case MEMTRACE_KIND_CACHE:
-		s = cache;
-		break;
+/*
+ * The countdown of byte sampling crossed 0 (left, after bytes): out of
+ * line, it draws.  The allocation that takes the countdown to 0 or below
+ * is sampled and draws the next countdown.  One that interrupts it before
+ * it does finds the countdown at 0 or below already: it draws for
+ * itself, sampled with probability 1 - exp(-bytes / mean) as any other
+ * (the gaps between sample points are memoryless), and leaves the
+ * countdown to the one it interrupted.
+ */
+static noinline enum mt_fast mt_bytes_crossed(s64 left, s64 bytes, u32 mean)
+{
+	/*
+	 * The probes count down in any context.  No allocation is made in
+	 * NMI; were one, its draw could tear this CPU's prandom state: the
+	 * countdown it took to 0 restarts at the mean, and the guarded path
+	 * refuses the allocation (counted).
+	 */
+	if (unlikely(in_nmi())) {
+		if (left + bytes > 0)
+			this_cpu_write(mt_fastpath.bytes_to_sample, mean);
+		return MT_FAST_UNDECIDED;
 	}
-	bytes = s ? kmem_cache_size(s) : min_t(size_t, bytes_alloc, U32_MAX);
-	left = this_cpu_sub_return(mt.pcpu->bytes_to_sample, bytes);
-	if (likely(left > 0))
-		return MT_FAST_OUT;
 	if (left + bytes > 0) {
-		this_cpu_write(mt.pcpu->bytes_to_sample,
+		this_cpu_write(mt_fastpath.bytes_to_sample,
 			       mt_bytes_to_next_sample(mean, mt_pcpu_random()));
 		return MT_FAST_IN;
 	}
@@ -455,42 +449,78 @@ static __always_inline enum mt_fast mt_bytes_sample_fast(u8 kind, unsigned long 
 }
 
 /*
- * The sampling decision under sampling with no filter to apply first,
- * with IRQ-safe per-CPU operations only: interrupts stay on and no other
- * state is touched.  NMI (and a kprobe's int3) is left to the guarded
- * path.  1-in-N: the allocation that counts down to 0 is sampled and
- * starts the next N; one that interrupts it before it does counts below
- * 0, into those N.  Inline: it is the whole of a sampled-out allocation.
+ * Byte sampling's decision on the size the hook already has, with no
+ * call and no lookup: a kmalloc's slot size as its tracepoint gives it,
+ * a cache's object size, the event's size for the rest.  Only a sampled
+ * allocation names its cache; a kmalloc found there to hold fewer bytes
+ * than decided on (SLUB debug metadata) is thinned then
+ * (mt_byte_sample_thin()).  A large kmalloc is left to the guarded path.
+ * MT_FAST_CROSSED: the countdown reached 0 at *left, mt_bytes_crossed()
+ * decides; the probes call it in a tail call of their own, so that their
+ * sampled-out path saves no register.
  */
-static __always_inline enum mt_fast mt_every_fast(void)
+static __always_inline enum mt_fast mt_bytes_countdown(size_t bytes, s64 *left)
 {
-	const struct mt_filter *f = &mt.filter;
-
-	if (!f->fast_every || in_nmi())
-		return MT_FAST_UNDECIDED;
-	if (this_cpu_dec_return(mt.pcpu->sample_left)) {
-		this_cpu_inc(mt.pcpu->fast_sampled_out);
+	*left = this_cpu_sub_return(mt_fastpath.bytes_to_sample, bytes);
+	if (likely(*left > 0)) {
+		this_cpu_inc(mt_fastpath.sampled_out);
 		return MT_FAST_OUT;
 	}
-	this_cpu_add(mt.pcpu->sample_left, f->fast_every);
-	return MT_FAST_IN;
+	return MT_FAST_CROSSED;
 }
 
-/* Byte sampling's fast path, counted as mt_every_fast() counts. */
-static __always_inline enum mt_fast mt_bytes_fast(u8 kind, unsigned long addr,
-						  size_t bytes_req, size_t bytes_alloc,
-						  struct kmem_cache *cache)
+/* Byte sampling's fast path, whole. */
+static __always_inline enum mt_fast mt_bytes_fast(size_t bytes)
 {
-	const struct mt_filter *f = &mt.filter;
 	enum mt_fast fast;
+	s64 left;
 
-	if (!f->fast_bytes || in_nmi())
+	/* A kprobe's int3 too: the guarded path counts down for it. */
+	if (!mt.filter.fast_bytes || in_nmi())
 		return MT_FAST_UNDECIDED;
-	fast = mt_bytes_sample_fast(kind, addr, bytes_req, bytes_alloc, cache,
-				    f->fast_bytes);
+	bytes = min_t(size_t, bytes, U32_MAX);
+	fast = mt_bytes_countdown(bytes, &left);
+	if (fast != MT_FAST_CROSSED)
+		return fast;
+	fast = mt_bytes_crossed(left, bytes, mt.filter.fast_bytes);
 	if (fast == MT_FAST_OUT)
-		this_cpu_inc(mt.pcpu->fast_sampled_out);
+		this_cpu_inc(mt_fastpath.sampled_out);
 	return fast;
+}
+
+/*
+ * -s N: the address decides, before any filter, with no per-CPU state
+ * but a counter, in any context; the free of an address sampled out
+ * decides alike (mt_free_sampled_out()).  Inline: it is the whole of a
+ * sampled-out allocation.  A sampled one still meets the filters.
+ */
+static __always_inline enum mt_fast mt_every_fast(unsigned long addr)
+{
+	if (!mt.filter.addr_sample_threshold)
+		return MT_FAST_UNDECIDED;
+	if (mt_addr_is_sampled(addr))
+		return MT_FAST_IN;
+	this_cpu_inc(mt_fastpath.sampled_out);
+	return MT_FAST_OUT;
+}
+
+/* The bytes byte sampling decides an event on (see mt_bytes_fast()). */
+static __always_inline size_t mt_event_sample_bytes(const struct mt_alloc_event *ev)
+{
+	return ev->kind == MEMTRACE_KIND_CACHE ? mt_kmem_cache_object_size(ev->cache) :
+	       ev->bytes_alloc;
+}
+
+/*
+ * The guarded path's sampling decision: -s N by address, as the fast
+ * path and the free's (user mode counts down instead: mt_sample()).
+ */
+static bool mt_kernel_sample(struct mt_pcpu *c, const struct mt_filter *f,
+			     unsigned long addr, size_t bytes)
+{
+	if (f->addr_sample_threshold)
+		return mt_addr_is_sampled(addr);
+	return mt_sample(c, f, bytes);
 }
 
 /* Remember that page blocks of this order may be split by later frees. */
@@ -566,10 +596,17 @@ static __always_inline bool __mt_record_alloc(struct mt_alloc_event *ev)
 		     ev->bytes_req > KMALLOC_MAX_CACHE_SIZE))
 		mt_kmalloc_large_pages(ev->addr);
 
-	if (ev->fast == MT_FAST_NOT_TRIED)
-		ev->fast = mt.filter.fast_every ? mt_every_fast() :
-			   mt_bytes_fast(ev->kind, ev->addr, ev->bytes_req,
-					 ev->bytes_alloc, ev->cache);
+	if (ev->fast == MT_FAST_NOT_TRIED) {
+		if (mt.filter.addr_sample_threshold) {
+			ev->fast = mt_every_fast(ev->addr);
+		} else if (mt.filter.fast_bytes &&
+			   !(ev->kind == MEMTRACE_KIND_KMALLOC &&
+			     ev->bytes_req > KMALLOC_MAX_CACHE_SIZE)) {
+			/* Clamped before it is narrowed: a 4 GiB vmalloc is no small one. */
+			ev->sample_bytes = min_t(size_t, mt_event_sample_bytes(ev), U32_MAX);
+			ev->fast = mt_bytes_fast(ev->sample_bytes);
+		}
+	}
 	if (ev->fast == MT_FAST_OUT)
 		return false;
 	sampled = ev->fast == MT_FAST_IN;
@@ -608,7 +645,9 @@ static __always_inline bool __mt_record_alloc(struct mt_alloc_event *ev)
 		c->filtered++;
 		goto done;
 	}
-	if (!sampled && !mt_sample(c, f, ev->bytes_alloc)) {
+	if (sampled ? !mt_byte_sample_thin(ev->bytes_alloc, ev->sample_bytes,
+					   f->fast_bytes, prandom_u32_state(&c->rnd)) :
+		      !mt_kernel_sample(c, f, ev->addr, ev->bytes_alloc)) {
 		c->sampled_out++;
 		goto done;
 	}
@@ -652,6 +691,19 @@ bool mt_record_alloc(struct mt_alloc_event *ev)
 /* ---- frees ----------------------------------------------------------- */
 
 /*
+ * -s N in kernel mode: the free of an address never sampled, answered by
+ * the address alone (counted, as a free seen that no allocation recorded
+ * stands for: no loss).  Inline in the probes, before anything else.
+ */
+static __always_inline bool mt_free_sampled_out(unsigned long addr)
+{
+	if (!mt.filter.addr_sample_threshold || mt_addr_is_sampled(addr))
+		return false;
+	this_cpu_inc(mt_fastpath.free_sampled_out);
+	return true;
+}
+
+/*
  * Most frees under sampling or filters are of addresses never recorded:
  * answer those without disabling interrupts (probes run with preemption
  * disabled, as mt_livetab_may_hold() needs).  When every allocation is
@@ -666,7 +718,7 @@ static __always_inline bool mt_surely_untracked(unsigned long addr, enum mt_ns n
 	if (unlikely(READ_ONCE(mt.self) || READ_ONCE(mt.live.grower)) && mt_is_self())
 		this_cpu_inc(mt.pcpu->frees_seen);
 	else
-		this_cpu_inc(mt.pcpu->fast_free_untracked);
+		this_cpu_inc(mt_fastpath.free_untracked);
 	return true;
 }
 
@@ -704,8 +756,8 @@ static noinline void mt_record_kfree_guarded(unsigned long addr)
 	mt_hook_exit(c, flags);
 }
 
-/* Inline in the slab free probes: a sampled-out free is then no call. */
-static __always_inline void __mt_record_kfree(unsigned long addr)
+/* A free -s N may have sampled, or any free in other modes. */
+static noinline void mt_record_kfree_lookup(unsigned long addr)
 {
 	if (!mt_surely_untracked(addr, MT_NS_KVA))
 		mt_record_kfree_guarded(addr);
@@ -713,7 +765,36 @@ static __always_inline void __mt_record_kfree(unsigned long addr)
 
 void mt_record_kfree(unsigned long addr)
 {
-	__mt_record_kfree(addr);
+	if (!mt_free_sampled_out(addr))
+		mt_record_kfree_lookup(addr);
+}
+
+/*
+ * The slab free probes: mt_record_kfree() with its common answers inline
+ * and calls in tail position only, so that a free answered here saves no
+ * register.  Under -s N, by the address; under byte sampling or filters,
+ * an empty bucket of the live index, where preemption is off (an RCU
+ * reader already), not in NMI, and memtrace allocates nothing now (its
+ * own frees are counted apart): the rest is mt_record_kfree_lookup()'s.
+ */
+static __always_inline void mt_probe_free(unsigned long addr)
+{
+	unsigned int pc;
+
+	if (mt_free_sampled_out(addr))
+		return;
+	if (!mt.filter.leaves_out) {
+		mt_record_kfree_guarded(addr);
+		return;
+	}
+	pc = preempt_count();
+	if (likely(pc && !(pc & NMI_MASK)) &&
+	    !mt_livetab_may_hold_nopreempt(&mt.live, addr, MT_NS_KVA) &&
+	    likely(!READ_ONCE(mt.self) && !READ_ONCE(mt.live.grower))) {
+		this_cpu_inc(mt_fastpath.free_untracked);
+		return;
+	}
+	mt_record_kfree_lookup(addr);
 }
 
 /*
@@ -851,7 +932,7 @@ static void mt_record_percpu_free(unsigned long ptr)
 	struct mt_pcpu *c;
 	unsigned long flags;
 
-	if (mt_surely_untracked(ptr, MT_NS_PERCPU))
+	if (mt_free_sampled_out(ptr) || mt_surely_untracked(ptr, MT_NS_PERCPU))
 		return;
 	c = mt_hook_enter(&flags);
 	if (!c)
@@ -1012,84 +1093,131 @@ void mt_record_vmalloc_pages(unsigned long addr, unsigned long nr_pages, u32 sta
  * build an event: a sampled-out allocation and a free of an address
  * surely never recorded then cost a few instructions and no call.
  */
-/* The kmalloc probe past its fast path: out of line, the probe needs no frame. */
-static noinline void mt_probe_kmalloc_record(unsigned long call_site, const void *ptr,
-					     size_t bytes_req, size_t bytes_alloc,
-					     gfp_t gfp, enum mt_fast fast)
+/*
+ * The kmalloc probe past its fast path: out of line, the probe needs no
+ * frame.  fast comes where the probe's data did: the probe passes its
+ * arguments on as they are.
+ */
+static noinline void mt_probe_kmalloc_record(enum mt_fast fast, unsigned long call_site,
+					     const void *ptr, size_t bytes_req,
+					     size_t bytes_alloc, gfp_t gfp)
 {
 	struct mt_alloc_event ev = {
 		.addr = (unsigned long)ptr, .call_site = call_site,
 		.bytes_req = bytes_req, .bytes_alloc = bytes_alloc,
+		.sample_bytes = bytes_alloc,
 		.gfp = gfp, .kind = MEMTRACE_KIND_KMALLOC, .fast = fast,
 	};
 
 	__mt_record_alloc(&ev);
 }
 
-/* Byte sampling's fast path, out of line: it calls, the probe need not save. */
-static noinline void mt_probe_kmalloc_bytes(unsigned long call_site, const void *ptr,
-					    size_t bytes_req, size_t bytes_alloc,
-					    gfp_t gfp)
+/* Byte sampling's countdown crossed 0 at left: draw, and record if sampled. */
+static noinline void mt_probe_kmalloc_crossed(s64 left, unsigned long call_site,
+					      const void *ptr, size_t bytes_req,
+					      size_t bytes_alloc, gfp_t gfp)
 {
-	enum mt_fast fast = mt_bytes_fast(MEMTRACE_KIND_KMALLOC, (unsigned long)ptr,
-					  bytes_req, bytes_alloc, NULL);
+	enum mt_fast fast = mt_bytes_crossed(left, bytes_alloc, mt.filter.fast_bytes);
 
-	if (fast != MT_FAST_OUT)
-		mt_probe_kmalloc_record(call_site, ptr, bytes_req, bytes_alloc, gfp, fast);
+	if (fast == MT_FAST_OUT) {
+		this_cpu_inc(mt_fastpath.sampled_out);
+		return;
+	}
+	mt_probe_kmalloc_record(fast, call_site, ptr, bytes_req, bytes_alloc, gfp);
 }
 
+/*
+ * Every path past a sampled-out allocation ends in a tail call: the probe
+ * then saves no register.  A kmalloc no larger than the largest kmalloc
+ * cache has a slot of at most that size: no clamp for the countdown.
+ */
 static void mt_probe_kmalloc(void *data, unsigned long call_site,
 			     const void *ptr, size_t bytes_req,
 			     size_t bytes_alloc, gfp_t gfp, int node)
 {
-	enum mt_fast fast;
+	enum mt_fast fast = MT_FAST_UNDECIDED;
+	s64 left;
 
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
 	/* A large kmalloc's pages are relabelled first, sampled or not. */
-	if (unlikely(bytes_req > KMALLOC_MAX_CACHE_SIZE))
+	if (unlikely(bytes_req > KMALLOC_MAX_CACHE_SIZE)) {
 		fast = MT_FAST_NOT_TRIED;
-	else if (mt.filter.fast_bytes)
-		fast = MT_FAST_BYTES;
-	else
-		fast = mt_every_fast();
-	if (fast == MT_FAST_BYTES)
-		mt_probe_kmalloc_bytes(call_site, ptr, bytes_req, bytes_alloc, gfp);
-	else if (fast != MT_FAST_OUT)
-		mt_probe_kmalloc_record(call_site, ptr, bytes_req, bytes_alloc, gfp, fast);
+	} else if (mt.filter.addr_sample_threshold) {
+		fast = mt_every_fast((unsigned long)ptr);
+	} else if (mt.filter.fast_bytes) {
+		fast = mt_bytes_countdown(bytes_alloc, &left);
+		if (fast == MT_FAST_CROSSED) {
+			mt_probe_kmalloc_crossed(left, call_site, ptr, bytes_req,
+						 bytes_alloc, gfp);
+			return;
+		}
+	}
+	if (fast != MT_FAST_OUT)
+		mt_probe_kmalloc_record(fast, call_site, ptr, bytes_req, bytes_alloc, gfp);
 }
 
 static void mt_probe_kfree(void *data, unsigned long call_site, const void *ptr)
 {
 	if (unlikely(ZERO_OR_NULL_PTR(ptr)))
 		return;
-	__mt_record_kfree((unsigned long)ptr);
+	mt_probe_free((unsigned long)ptr);
 }
 
 /* The kmem_cache_alloc probe past its fast path. */
 static noinline void mt_probe_cache_alloc_record(unsigned long call_site, const void *ptr,
-						 struct kmem_cache *s, enum mt_fast fast)
+						 struct kmem_cache *s, u32 sample_bytes,
+						 enum mt_fast fast)
 {
 	struct mt_alloc_event ev = {
 		.addr = (unsigned long)ptr, .call_site = call_site,
 		.cache = s, .kind = MEMTRACE_KIND_CACHE, .fast = fast,
+		.sample_bytes = sample_bytes,
 	};
 
 	__mt_record_alloc(&ev);
+}
+
+/* mt_probe_kmalloc_crossed() for a cache's object of bytes. */
+static noinline void mt_probe_cache_alloc_crossed(unsigned long call_site, const void *ptr,
+						  struct kmem_cache *s, u32 bytes, s64 left)
+{
+	enum mt_fast fast = mt_bytes_crossed(left, bytes, mt.filter.fast_bytes);
+
+	if (fast == MT_FAST_OUT) {
+		this_cpu_inc(mt_fastpath.sampled_out);
+		return;
+	}
+	mt_probe_cache_alloc_record(call_site, ptr, s, bytes, fast);
 }
 
 static void mt_probe_kmem_cache_alloc(void *data, unsigned long call_site,
 				      const void *ptr, struct kmem_cache *s,
 				      gfp_t gfp, int node)
 {
-	enum mt_fast fast;
+	enum mt_fast fast = MT_FAST_UNDECIDED;
+	u32 sample_bytes = 0;
+	s64 left;
 
 	if (unlikely(!ptr))
 		return;
-	fast = mt.filter.fast_every ? mt_every_fast() :
-	       mt_bytes_fast(MEMTRACE_KIND_CACHE, (unsigned long)ptr, 0, 0, s);
+	if (mt.filter.addr_sample_threshold) {
+		fast = mt_every_fast((unsigned long)ptr);
+	} else if (mt.filter.fast_bytes) {
+		sample_bytes = mt_kmem_cache_object_size_nocall(s);
+		if (unlikely(!sample_bytes)) {
+			/* The record path asks kmem_cache_size(). */
+			mt_probe_cache_alloc_record(call_site, ptr, s, 0, MT_FAST_NOT_TRIED);
+			return;
+		}
+		fast = mt_bytes_countdown(sample_bytes, &left);
+		if (fast == MT_FAST_CROSSED) {
+			mt_probe_cache_alloc_crossed(call_site, ptr, s, sample_bytes, left);
+			return;
+		}
+	}
 	if (fast != MT_FAST_OUT)
-		mt_probe_cache_alloc_record(call_site, ptr, s, fast);
+		mt_probe_cache_alloc_record(call_site, ptr, s, sample_bytes, fast);
 }
 
 /* kfree() of a cache's object is legal, and the reverse: one address space. */
@@ -1098,7 +1226,7 @@ static void mt_probe_kmem_cache_free(void *data, unsigned long call_site,
 {
 	if (unlikely(!ptr))
 		return;
-	__mt_record_kfree((unsigned long)ptr);
+	mt_probe_free((unsigned long)ptr);
 }
 
 /* Pages are keyed by PFN. */

@@ -97,7 +97,7 @@ enum mt_fast {
 	MT_FAST_UNDECIDED,	/* the guarded path decides */
 	MT_FAST_OUT,		/* sampled out, counted */
 	MT_FAST_IN,		/* sampled */
-	MT_FAST_BYTES,		/* a probe's: byte sampling's fast path is next */
+	MT_FAST_CROSSED,	/* a probe's: byte sampling's countdown crossed 0 */
 };
 
 /* A kernel allocation, as a hook sees it. */
@@ -110,6 +110,8 @@ struct mt_alloc_event {
 	gfp_t gfp;			/* MEMTRACE_KIND_KMALLOC */
 	u8 kind;
 	u8 fast;			/* enum mt_fast */
+	/* What byte sampling's fast path decided on, when it did (MT_FAST_IN). */
+	u32 sample_bytes;
 	/*
 	 * Objects of one bulk call share a stack: the first one recorded
 	 * takes it, the rest reuse it (NULL: take a stack per object).

@@ -238,7 +238,9 @@ static bool mt_mempool_element(const mempool_t *pool, void *element,
 		ev->addr = (unsigned long)element;
 	} else if (pool->alloc == mempool_kmalloc) {
 		ev->kind = MEMTRACE_KIND_KMALLOC;
-		ev->bytes_req = ev->bytes_alloc = (size_t)pool->pool_data;
+		/* As kmalloc's tracepoint says: the request, and the slot it got. */
+		ev->bytes_req = (size_t)pool->pool_data;
+		ev->bytes_alloc = kmalloc_size_roundup(ev->bytes_req);
 		ev->addr = (unsigned long)element;
 	} else if (pool->alloc == mempool_alloc_pages) {
 		ev->kind = MEMTRACE_KIND_PAGE;

@@ -289,6 +289,17 @@ bool mt_livetab_remove(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
 	return true;
 }
 
+noinline bool mt_livetab_may_hold_rcu(struct mt_livetab *t, struct mt_live_stripe *st,
+				      u32 hash)
+{
+	bool held;
+
+	rcu_read_lock();
+	held = READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
+	rcu_read_unlock();
+	return held;
+}
+
 bool mt_livetab_contains(struct mt_livetab *t, unsigned long addr, enum mt_ns ns)
 {
 	struct mt_live_stripe *st;

@@ -173,6 +173,9 @@ static inline u32 *mt_live_bucket(const struct mt_livetab *t,
 	return &b->head[(hash >> MT_LIVE_STRIPE_BITS) & b->mask];
 }
 
+/* mt_livetab_may_hold() where preemption is on: out of line, the rare case. */
+bool mt_livetab_may_hold_rcu(struct mt_livetab *t, struct mt_live_stripe *st, u32 hash);
+
 /*
  * False when addr is surely not in the index (its bucket is empty): the
  * answer for most frees under sampling, with no lock and interrupts left
@@ -189,14 +192,18 @@ static inline bool mt_livetab_may_hold(struct mt_livetab *t, unsigned long addr,
 	 * reader; with preemption off it is one already, and PREEMPT_RCU's
 	 * rcu_read_lock() and unlock are two calls a free would pay.
 	 */
-	bool held;
+	if (unlikely(preemptible()))
+		return mt_livetab_may_hold_rcu(t, st, hash);
+	return READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
+}
 
-	if (!preemptible())
-		return READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
-	rcu_read_lock();
-	held = READ_ONCE(*mt_live_bucket(t, READ_ONCE(st->buckets), hash));
-	rcu_read_unlock();
-	return held;
+/* mt_livetab_may_hold() where preemption is known disabled (an RCU reader). */
+static __always_inline bool mt_livetab_may_hold_nopreempt(struct mt_livetab *t,
+							  unsigned long addr, enum mt_ns ns)
+{
+	u32 hash = mt_live_hash(addr, ns);
+
+	return READ_ONCE(*mt_live_bucket(t, READ_ONCE(mt_live_stripe(t, hash)->buckets), hash));
 }
 
 /* Grow now, in process context (the work item's body; tests call it). */

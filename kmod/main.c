@@ -40,7 +40,7 @@
 
 static uint max_buffer_mb = 1024;
 module_param(max_buffer_mb, uint, 0644);
-MODULE_PARM_DESC(max_buffer_mb, "Largest snapshot buffer a reader may map, MiB (default 1024)");
+MODULE_PARM_DESC(max_buffer_mb, "Largest snapshot buffer a reader may map, MiB (default 1024; never more than half the memory available)");
 
 /*
  * A snapshot buffer.  The file holds a reference and so does every VMA
@@ -188,6 +188,13 @@ static long mt_ioctl_set_buffer(struct mt_file *f, void __user *arg)
 		return -EFAULT;
 	if (!size || size > ((u64)max_buffer_mb << 20) || !PAGE_ALIGNED(size))
 		return -EINVAL;
+	/*
+	 * vmalloc_user() is GFP_KERNEL and retries: a buffer near the size of
+	 * memory would have the OOM killer end other processes for a reader's
+	 * snapshot.  Refuse more than half of what is available now instead.
+	 */
+	if (size >> PAGE_SHIFT > (u64)si_mem_available() / 2)
+		return -ENOMEM;
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;

@@ -60,25 +60,45 @@ static u64 mt_exp_neg_small_q32(u64 t)
 	return sum;
 }
 
+/* 1 - exp(-size / mean) in Q32: the chance an allocation of size is sampled. */
+static u64 mt_byte_sample_prob_q32(u64 size, u32 mean)
+{
+	u64 x_q16, y_q16, e_q32;
+	u32 k;
+
+	/* Tiny x: 1 - e^-x = x - x^2/2 + ..., x within 2^-17 of it. */
+	if (size * 65536 < mean)
+		return div64_u64(size << 32, mean);
+	x_q16 = div64_u64(size << 16, mean);
+	if (x_q16 >= 24 * Q16_ONE)	/* p = 1 - e^-24 */
+		return Q32_ONE;
+	/* e^-x = 2^-(x log2 e) = 2^-k * e^-(f ln 2), f in [0, 1) */
+	y_q16 = (x_q16 * LOG2E_Q16) >> 16;
+	k = y_q16 >> 16;
+	e_q32 = mt_exp_neg_small_q32(((y_q16 & 0xffff) * LN2_Q32) >> 16) >> k;
+	return Q32_ONE - e_q32;
+}
+
 u64 mt_byte_sample_weight_q16(u64 size, u32 mean)
 {
-	u64 x_q16, y_q16, p_q32, e_q32;
-	u32 k;
+	u64 p_q32;
 
 	if (!mean || !size)
 		return Q16_ONE;
 	/* Tiny x: 1 / (1 - e^-x) = 1/x + 1/2 + O(x), beyond Q32 precision below. */
 	if (size * 65536 < mean)
 		return div64_u64((u64)mean << 16, size) + Q16_ONE / 2;
-	x_q16 = div64_u64(size << 16, mean);
-	if (x_q16 >= 24 * Q16_ONE)	/* p = 1 - e^-24: weight 1 */
-		return Q16_ONE;
-	/* e^-x = 2^-(x log2 e) = 2^-k * e^-(f ln 2), f in [0, 1) */
-	y_q16 = (x_q16 * LOG2E_Q16) >> 16;
-	k = y_q16 >> 16;
-	e_q32 = mt_exp_neg_small_q32(((y_q16 & 0xffff) * LN2_Q32) >> 16) >> k;
-	p_q32 = Q32_ONE - e_q32;
-	if (!p_q32)
+	p_q32 = mt_byte_sample_prob_q32(size, mean);
+	if (!p_q32 || p_q32 >= Q32_ONE)
 		return Q16_ONE;
 	return div64_u64(1ULL << 48, p_q32);
+}
+
+bool mt_byte_sample_thin(u64 size, u64 decided_size, u32 mean, u32 r)
+{
+	if (!mean || size >= decided_size)
+		return true;
+	/* r / 2^32 < p(size) / p(decided_size) */
+	return mul_u64_u32_shr(mt_byte_sample_prob_q32(decided_size, mean), r, 32) <
+	       mt_byte_sample_prob_q32(size, mean);
 }

@@ -230,11 +230,13 @@ static void mt_snap_counters(struct memtrace_snap_header *h)
 
 	for_each_possible_cpu(cpu) {
 		const struct mt_pcpu *c = per_cpu_ptr(mt.pcpu, cpu);
-		u64 fast_out = READ_ONCE(c->fast_sampled_out);
-		u64 fast_untracked = READ_ONCE(c->fast_free_untracked);
+		const struct mt_pcpu_fast *fp = per_cpu_ptr(&mt_fastpath, cpu);
+		u64 fast_out = READ_ONCE(fp->sampled_out);
+		u64 fast_untracked = READ_ONCE(fp->free_untracked);
 
 		a->allocs_seen += READ_ONCE(c->allocs_seen) + fast_out;
-		a->frees_seen += READ_ONCE(c->frees_seen) + fast_untracked;
+		a->frees_seen += READ_ONCE(c->frees_seen) + fast_untracked +
+				 READ_ONCE(fp->free_sampled_out);
 		a->allocs_recorded += READ_ONCE(c->allocs_recorded);
 		a->frees_matched += READ_ONCE(c->frees_matched);
 		a->filtered += READ_ONCE(c->filtered);

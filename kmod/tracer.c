@@ -24,6 +24,8 @@
 #include "tracer.h"
 #include "uprobes.h"
 
+DEFINE_PER_CPU(struct mt_pcpu_fast, mt_fastpath);
+
 struct mt_state mt = {
 	.lock = __MUTEX_INITIALIZER(mt.lock),
 };
@@ -388,9 +390,11 @@ static void mt_clear_tables(void)
 		memset(c, 0, offsetof(struct mt_pcpu, frames));
 		c->sample_left = max(mt.filter.sample_every, 1U);
 		prandom_seed_state(&c->rnd, get_random_u64());
+		memset(per_cpu_ptr(&mt_fastpath, cpu), 0, sizeof(struct mt_pcpu_fast));
 		if (mt.filter.sample_bytes)
-			c->bytes_to_sample = mt_bytes_to_next_sample(mt.filter.sample_bytes,
-								     prandom_u32_state(&c->rnd));
+			per_cpu(mt_fastpath, cpu).bytes_to_sample =
+				mt_bytes_to_next_sample(mt.filter.sample_bytes,
+							prandom_u32_state(&c->rnd));
 	}
 }
 
@@ -594,10 +598,12 @@ int mt_start(const void *owner)
 	mt.filter.leaves_out = cfg->sample_every > 1 || cfg->sample_bytes ||
 			       cfg->min_size || cfg->max_size || cfg->nr_caches ||
 			       mt.filter.by_task;
-	if (!cfg->min_size && !cfg->max_size && !cfg->nr_caches && !mt.filter.by_task) {
-		mt.filter.fast_every = cfg->sample_every > 1 ? cfg->sample_every : 0;
+	/* Drawn once: another within the session would strand its entries. */
+	mt.filter.addr_sample_threshold = mt_addr_sample_threshold(cfg->sample_every);
+	if (mt.filter.addr_sample_threshold)
+		mt.filter.addr_sample_seed = get_random_u64();
+	if (!cfg->min_size && !cfg->max_size && !cfg->nr_caches && !mt.filter.by_task)
 		mt.filter.fast_bytes = cfg->sample_bytes;
-	}
 	mt.cache_filter.nr = cfg->nr_caches;
 	memcpy(mt.cache_filter.names, cfg->caches, sizeof(mt.cache_filter.names));
 	if (mt.allocated)

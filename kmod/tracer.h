@@ -39,8 +39,7 @@ struct pid_namespace;
 struct mt_pcpu {
 	int busy;			/* recursion guard */
 	int in_kprobe;			/* in a kprobe handler of ours (see mt_in_nmi()) */
-	int sample_left;		/* 1-in-N sampling: allocations to the next sample */
-	s64 bytes_to_sample;		/* byte sampling */
+	int sample_left;		/* user mode's 1-in-N: calls to the next sample */
 	/*
 	 * Byte sampling's uniform draws.  Hooks run with interrupts off, where
 	 * get_random_u32() may not be called on PREEMPT_RT (its per-CPU batch
@@ -54,14 +53,6 @@ struct mt_pcpu {
 	u64 frees_matched;
 	u64 filtered;
 	u64 sampled_out;
-	/*
-	 * Decided by the hooks' fast paths, each counted once here and
-	 * summed into both counters it stands for at snapshot time:
-	 * allocations sampled out (allocs_seen and sampled_out) and frees
-	 * of addresses surely never recorded (frees_seen and free_untracked).
-	 */
-	u64 fast_sampled_out;
-	u64 fast_free_untracked;
 	u64 user_nested;		/* user mode: calls inside another */
 	u64 user_stack_faults;		/* user mode: stacks cut short */
 	/* User stacks: how frames were found, why stacks ended (unwind.c). */
@@ -106,6 +97,27 @@ struct mt_pcpu {
 	unsigned long frames[MEMTRACE_MAX_FRAMES + MT_KSTACK_SLACK];
 };
 
+/*
+ * What the hooks' fast paths touch, interrupts on: a static per-CPU
+ * variable, one %gs-relative instruction an access (a field of mt.pcpu
+ * takes a load of its pointer first).  Cleared with the tables.
+ */
+struct mt_pcpu_fast {
+	s64 bytes_to_sample;		/* byte sampling's countdown */
+	/*
+	 * Each counted once here and summed into the counters it stands
+	 * for at snapshot time: allocations sampled out (allocs_seen and
+	 * sampled_out), frees of addresses surely never recorded
+	 * (frees_seen and free_untracked), and frees of addresses -s N
+	 * never samples (mt_addr_sampled(): no loss, frees_seen only).
+	 */
+	u64 sampled_out;
+	u64 free_untracked;
+	u64 free_sampled_out;
+};
+
+DECLARE_PER_CPU(struct mt_pcpu_fast, mt_fastpath);
+
 /* What the hooks test, fixed while tracing. */
 struct mt_filter {
 	u64 min_size;
@@ -120,12 +132,18 @@ struct mt_filter {
 	struct mt_evring *trace_er;
 	bool leaves_out;	/* sampling or a filter: not every allocation is recorded */
 	/*
-	 * Sampling with no filter to apply before it (no cache, task or
+	 * Byte sampling with no filter to apply before it (no cache, task or
 	 * size filter): the hooks decide it first, interrupts left on.
-	 * fast_every: 1-in-N (0: not so); fast_bytes: byte sampling's mean.
+	 * Byte sampling's mean; 0: not so.
 	 */
-	u32 fast_every;
 	u32 fast_bytes;
+	/*
+	 * Kernel mode's -s N samples by address (mt_addr_sampled()), first
+	 * of all, filters or not: the session's seed, drawn at its start,
+	 * and 2^32 / N (0: not so).
+	 */
+	u64 addr_sample_seed;
+	u32 addr_sample_threshold;
 	struct pid *tgid;	/* referenced while tracing; NULL: any */
 	struct cgroup *cgroup;	/* referenced while tracing; NULL: any */
 	char comm[TASK_COMM_LEN];	/* "": any */

@@ -8,9 +8,13 @@
  * the outermost or a signal trampoline's.  A PC is turned into a file
  * offset through the mapping that holds it (vma->vm_file, vm_pgoff),
  * which needs the mm read-locked: the uprobe handler takes the lock in
- * task context before it enters the hook guard (see uprobes.c), so the
- * walk itself runs with interrupts off, reads only through
- * copy_from_user_nofault() and never sleeps.
+ * task context before it enters the hook guard (see uprobes.c), the
+ * growth hooks' kretprobe handlers only if a trylock gets it (ustack.c),
+ * so the walk itself runs with interrupts or preemption off, reads only
+ * through copy_from_user_nofault() and never sleeps.  This is the one
+ * user-stack walker: the uprobe, USDT and growth hooks all call
+ * mt_unwind_user(), which also holds the frame-pointer walk and the
+ * system-call wrapper's leaf case.
  *
  * Tables are shared by build id (a library mapped by the target and each
  * child or image exec'd is loaded once), bound to each file that carries
@@ -20,6 +24,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -317,6 +322,54 @@ void mt_unwind_snapshot(struct memtrace_unwind_stats *st)
 	st->table_bytes = mt_unw.bytes;
 }
 
+/* ---- the event hooks' counts ------------------------------------------ */
+
+void mt_unwind_count(struct memtrace_unwind_stats __percpu *sum,
+		     const struct memtrace_unwind_stats *st)
+{
+	this_cpu_add(sum->frames_cfi, st->frames_cfi);
+	this_cpu_add(sum->frames_fp, st->frames_fp);
+	this_cpu_add(sum->frames_signal, st->frames_signal);
+	this_cpu_add(sum->end_outermost, st->end_outermost);
+	this_cpu_add(sum->end_no_table, st->end_no_table);
+	this_cpu_add(sum->end_unmapped, st->end_unmapped);
+	this_cpu_add(sum->end_bad_rule, st->end_bad_rule);
+	this_cpu_add(sum->end_not_up, st->end_not_up);
+	this_cpu_add(sum->end_fault, st->end_fault);
+	this_cpu_add(sum->mm_busy, st->mm_busy);
+}
+
+void mt_unwind_sum(struct memtrace_unwind_stats __percpu *sum,
+		   struct memtrace_unwind_stats *total)
+{
+	unsigned int cpu;
+
+	/* Read while walks add to them: each counter is a snapshot. */
+	for_each_possible_cpu(cpu) {
+		const struct memtrace_unwind_stats *c = per_cpu_ptr(sum, cpu);
+
+		total->frames_cfi += READ_ONCE(c->frames_cfi);
+		total->frames_fp += READ_ONCE(c->frames_fp);
+		total->frames_signal += READ_ONCE(c->frames_signal);
+		total->end_outermost += READ_ONCE(c->end_outermost);
+		total->end_no_table += READ_ONCE(c->end_no_table);
+		total->end_unmapped += READ_ONCE(c->end_unmapped);
+		total->end_bad_rule += READ_ONCE(c->end_bad_rule);
+		total->end_not_up += READ_ONCE(c->end_not_up);
+		total->end_fault += READ_ONCE(c->end_fault);
+		total->mm_busy += READ_ONCE(c->mm_busy);
+	}
+	mt_unwind_snapshot(total);
+}
+
+void mt_unwind_sum_reset(struct memtrace_unwind_stats __percpu *sum)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(sum, cpu), 0, sizeof(*sum));
+}
+
 /* ---- the walk (inside the hook guard: no sleeping) -------------------- */
 
 /* A mapping looked up: its range, where it lies in its file, its table. */
@@ -411,11 +464,70 @@ static bool mt_unwind_is_code(unsigned long pc)
 	return pc >= MT_UNWIND_CODE_MIN && pc < TASK_SIZE_MAX;
 }
 
+/* Words above sp searched for a leaf system-call wrapper's return address. */
+#define MT_UNWIND_LEAF_WORDS	16
+
+/*
+ * x86-64: ret follows a call: e8 rel32 (5 bytes), or ff /2 with a ModRM
+ * of 2 to 7 bytes (an indirect call through a register or memory).
+ */
+static bool mt_unwind_after_call(unsigned long ret)
+{
+	u8 b[8];
+	int len;
+
+	if (!mt_unwind_is_code(ret) ||
+	    copy_from_user_nofault(b, (const void __user *)(ret - sizeof(b)), sizeof(b)))
+		return false;
+	if (b[3] == 0xe8)
+		return true;
+	for (len = 2; len <= 7; len++) {
+		u8 op = b[8 - len], modrm = b[9 - len];
+
+		if (op == 0xff && (modrm & 0x38) == 0x10)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * At a system call no table covers: the wrapper's return address (see
+ * MT_UNWIND_FROM_SYSCALL), *sp moved past it.  The wrapper's words lie
+ * below the caller's frame (bp), its return address the highest of them:
+ * a wrapper's own locals (mremap's) hold stale return addresses of
+ * earlier calls, below it.  Without a frame pointer to bound them, the
+ * lowest one is taken.  1 if found, 0 if not, -EFAULT.
+ */
+static int mt_unwind_leaf_ret(unsigned long *sp, unsigned long bp, unsigned long *ra)
+{
+	unsigned long words[MT_UNWIND_LEAF_WORDS];
+	unsigned int n = MT_UNWIND_LEAF_WORDS, i, found = n;
+
+	if (bp > *sp)
+		n = min_t(unsigned long, n, (bp - *sp) / sizeof(long));
+	if (!n)
+		return 0;
+	if (copy_from_user_nofault(words, (const void __user *)*sp, n * sizeof(long)))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		if (!mt_unwind_after_call(words[i]))
+			continue;
+		found = i;
+		if (bp <= *sp)
+			break;
+	}
+	if (found == n)
+		return 0;
+	*ra = words[found];
+	*sp += (found + 1) * sizeof(long);
+	return 1;
+}
+
 /* Signal frames stepped over in one stack, at most: each may point anywhere. */
 #define MT_UNWIND_MAX_SIGNAL	8
 
-unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_entry,
-			    unsigned long *ip, unsigned int max,
+unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs,
+			    enum mt_unwind_from from, unsigned long *ip, unsigned int max,
 			    struct memtrace_unwind_stats *st, bool *faulted)
 {
 	unsigned long pc = instruction_pointer(regs);
@@ -483,7 +595,7 @@ unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_
 				st->end_outermost++;
 				return nr;
 			}
-		} else if (at_entry && !nr) {
+		} else if (from == MT_UNWIND_FROM_ENTRY && !nr) {
 			/* A function's first instruction: its return address is at [sp]. */
 			if (!mt_unwind_read(sp, &ra))
 				goto fault;
@@ -494,6 +606,17 @@ unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_
 				unsigned long next_bp;
 				unsigned long ret;
 			} frame;
+			int leaf;
+
+			if (from == MT_UNWIND_FROM_SYSCALL && !nr) {
+				leaf = mt_unwind_leaf_ret(&sp, bp, &ra);
+				if (leaf < 0)
+					goto fault;
+				if (leaf > 0) {
+					st->frames_fp++;
+					goto found;
+				}
+			}
 
 			/* The frame pointer's frame must lie at or above the stack pointer. */
 			if (bp < sp || !IS_ALIGNED(bp, sizeof(long))) {
@@ -518,6 +641,7 @@ unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_
 			bp = frame.next_bp;
 			st->frames_fp++;
 		}
+found:
 		exact = false;
 		pc = ra;
 		ip[nr++] = pc;

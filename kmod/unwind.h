@@ -38,17 +38,47 @@ bool mt_unwind_active(void);
 void mt_unwind_snapshot(struct memtrace_unwind_stats *st);
 
 /*
+ * The event hooks' walks (growth, USDT) are counted per CPU, each
+ * family in its own sum, reported by MEMTRACE_IOC_EVSTATS.
+ * mt_unwind_count(): one walk's counts into the sum, from any context.
+ * mt_unwind_sum(): the sums over the CPUs added into *total, and the
+ * session's table counts (under mt.lock).  mt_unwind_sum_reset(): zero,
+ * while no walk runs.
+ */
+void mt_unwind_count(struct memtrace_unwind_stats __percpu *sum,
+		     const struct memtrace_unwind_stats *st);
+void mt_unwind_sum(struct memtrace_unwind_stats __percpu *sum,
+		   struct memtrace_unwind_stats *total);
+void mt_unwind_sum_reset(struct memtrace_unwind_stats __percpu *sum);
+
+/* Where the user registers a walk starts from were taken. */
+enum mt_unwind_from {
+	/* A function's first instruction (a uprobe): its return address is at [sp]. */
+	MT_UNWIND_FROM_ENTRY,
+	/* Inside a function whose frame is set up (a USDT probe, a user page fault). */
+	MT_UNWIND_FROM_INSIDE,
+	/*
+	 * A system call's saved registers: regs->ip is the instruction after
+	 * the syscall, in libc's wrapper.  Where no table covers it, the
+	 * wrapper is taken for a leaf without a frame of its own: its return
+	 * address is the word between sp and the caller's frame (at most 16
+	 * words up) that follows a call instruction; a heuristic, as any
+	 * unwinder's for code without tables.
+	 */
+	MT_UNWIND_FROM_SYSCALL,
+};
+
+/*
+ * The one user-stack walker (the uprobe, USDT and growth hooks' alike).
  * The return addresses of the user stack regs was taken from, innermost
  * first (regs->ip's own function is not one of them), into ip[max].
  * mm, if not NULL, is current's, read-locked by the caller: its mappings
  * tell which table covers a PC.  With mm NULL, or where no table covers a
- * PC, frames are found by frame pointers.  at_entry: regs are at a
- * function's first instruction (a uprobe), whose return address is at
- * [sp].  Counts in st; *faulted if a read of the stack faulted.  Never
- * sleeps; bounded by max.
+ * PC, frames are found by frame pointers.  Counts in st; *faulted if a
+ * read of the stack faulted.  Never sleeps; bounded by max.
  */
-unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs, bool at_entry,
-			    unsigned long *ip, unsigned int max,
+unsigned int mt_unwind_user(struct mm_struct *mm, struct pt_regs *regs,
+			    enum mt_unwind_from from, unsigned long *ip, unsigned int max,
 			    struct memtrace_unwind_stats *st, bool *faulted);
 
 #endif

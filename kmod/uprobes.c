@@ -200,7 +200,8 @@ static unsigned int mt_user_stack(struct pt_regs *regs, unsigned long *ip,
 	*faulted = false;
 	if (!max)
 		return 0;
-	return mt_unwind_user(c->unwind_mm, regs, true, ip, max, &c->unwind, faulted);
+	return mt_unwind_user(c->unwind_mm, regs, MT_UNWIND_FROM_ENTRY, ip, max, &c->unwind,
+			      faulted);
 }
 
 /* ---- the handlers ------------------------------------------------------ */

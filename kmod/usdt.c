@@ -25,6 +25,9 @@
 #include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
@@ -41,6 +44,9 @@
 #include "tracer.h"
 #include "unwind.h"
 #include "usdt.h"
+
+/* How the hits' user stacks were walked (unwind.h: mt_unwind_count()). */
+static DEFINE_PER_CPU(struct memtrace_unwind_stats, mt_usdt_unwind);
 
 /* Frames of a hit's user stack kept in a record (on the kernel stack while taken). */
 #define MT_USDT_FRAMES	32
@@ -217,13 +223,27 @@ static int mt_usdt_handler(MT_UPROBE_HANDLER_ARGS)
 		}
 	}
 	if (max) {
+		struct mm_struct *mm = NULL;
+
 		/*
 		 * The probe's own address, then its callers: the probe sits
 		 * inside its function, whose frame is set up (not at entry).
+		 * The unwind tables need the mm read-locked: a uprobe handler
+		 * may sleep, and takes it as user mode's does (uprobes.c).
 		 */
 		memset(&st, 0, sizeof(st));
+		if (mt_unwind_active()) {
+			if (!mmap_read_lock_killable(current->mm))
+				mm = current->mm;
+			else
+				st.mm_busy++;
+		}
 		frames[nr++] = instruction_pointer(regs);
-		nr += mt_unwind_user(NULL, regs, false, frames + 1, max - 1, &st, &faulted);
+		nr += mt_unwind_user(mm, regs, MT_UNWIND_FROM_INSIDE, frames + 1, max - 1, &st,
+				     &faulted);
+		if (mm)
+			mmap_read_unlock(mm);
+		mt_unwind_count(&mt_usdt_unwind, &st);
 	}
 	if (faulted) {
 		rflags |= MEMTRACE_USDT_STACK_FAULT;
@@ -390,6 +410,8 @@ int mt_usdt_attach(struct mt_evring *er, struct pid *tgid, struct pid_namespace 
 	mt_usdt.ns = ns;
 	mt_usdt.depth = depth ? depth : MT_USDT_FRAMES;
 	atomic64_set(&mt_usdt.stack_faults, 0);
+	/* No handler runs: the probes are armed below. */
+	mt_unwind_sum_reset(&mt_usdt_unwind);
 	WRITE_ONCE(mt_usdt.tgid, tgid);
 	WRITE_ONCE(mt_usdt.er, er);
 	mt_usdt.armed = true;
@@ -430,4 +452,5 @@ void mt_usdt_release_owner(const void *owner)
 void mt_usdt_stats(struct memtrace_evstats *st)
 {
 	st->stack_faults += atomic64_read(&mt_usdt.stack_faults);
+	mt_unwind_sum(&mt_usdt_unwind, &st->unwind);
 }

@@ -1,36 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User stacks by frame pointers, read with copy_from_user_nofault(): any
- * context that may not sleep, bounded, never faulting pages in.  The
- * growth hooks' walks (at a system call's return, at a page fault).  The
- * uprobe handlers' walk (at a function's entry) is mt_unwind_user()'s
- * (unwind.h), which reads unwind tables where the reader gave some and
- * frame pointers elsewhere; these do not use the tables yet.
+ * The growth hooks' user stacks (growth.c: at a system call's return, at
+ * a page fault), in a kretprobe's handler, which may not sleep.  A thin
+ * caller of the one user-stack walker, mt_unwind_user() (unwind.h): it
+ * read-locks the mm for the unwind tables if it can without waiting
+ * (mmap_read_trylock(); else the stack is walked by frame pointers and
+ * counted as mm_busy), and puts the interrupted instruction first.
  */
 #ifndef MEMTRACE_USTACK_H
 #define MEMTRACE_USTACK_H
 
 #include <linux/types.h>
 
+#include "unwind.h"
+
 struct pt_regs;
 
 /*
- * At a system call, from the user registers it saved: the instruction
- * after the syscall (in libc's wrapper), the wrapper's return address,
- * then the frame-pointer chain.  The wrappers are leaves without a frame
- * pointer of their own: the return address is the highest word between sp
- * and the caller's frame (at most 16 words up) that follows a call
- * instruction; a heuristic, as any unwinder's for code without unwind
- * tables it may read.
+ * regs: current's user registers (task_pt_regs()); from: where they were
+ * taken (MT_UNWIND_FROM_SYSCALL at a system call, MT_UNWIND_FROM_INSIDE at
+ * a user-mode fault).  ip[0] is regs' instruction, then its callers.
+ * Counts in st; *faulted if a read of the stack faulted.  A 32-bit
+ * task's stack is its PC alone (its frames are not x86-64's).
  */
-unsigned int mt_ustack_at_syscall(struct pt_regs *regs, unsigned long *ip,
-				  unsigned int max, bool *faulted);
-
-/*
- * At a page fault in user mode: the faulting instruction, then the
- * frame-pointer chain (the faulting function's frame is set up).
- */
-unsigned int mt_ustack_at_fault(struct pt_regs *regs, unsigned long *ip,
-				unsigned int max, bool *faulted);
+unsigned int mt_ustack(struct pt_regs *regs, enum mt_unwind_from from, unsigned long *ip,
+		       unsigned int max, struct memtrace_unwind_stats *st, bool *faulted);
 
 #endif

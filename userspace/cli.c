@@ -226,7 +226,8 @@ void cli_usage(FILE *out, const char *prog)
 "  --follow-forks        also trace the processes it forks, from the fork on\n"
 "  --unwind=MODE         user stacks: by call-frame tables (.eh_frame) for objects\n"
 "                        built without frame pointers (auto, the default), for\n"
-"                        every object (cfi), or by frame pointers only (fp)\n"
+"                        every object (cfi), or by frame pointers only (fp);\n"
+"                        the growth modes' stacks too, with -p or -c\n"
 "  --returns=HOW         an allocator's returns: by probes on its ret\n"
 "                        instructions, found by disassembling it, where every\n"
 "                        way out of it is one (auto, the default), or by return\n"
@@ -457,14 +458,22 @@ static const char *bad_option_text(char **argv, int argc, char *buf, size_t len)
  * Options of the allocation and user modes that the event modes would
  * silently ignore: refused by name, so nobody believes they applied.
  */
+/* A growth mode whose user stacks are walked (by the tables too: growth.c). */
+static bool growth_walks_stacks(const struct mt_options *o)
+{
+	return (cli_growth_folds(o) || (o->mode == MT_MODE_SHM && o->stacks)) &&
+	       o->mode != MT_MODE_FFAULTS;
+}
+
 static const char *ignored_by_event_modes(const struct mt_options *o, bool pressure,
 					  bool older_given)
 {
 	if (o->returns != MT_RETURNS_AUTO)
 		return "--returns";
-	if (o->unwind != MT_UNWIND_AUTO)
-		return pressure ? "--unwind" : "--unwind (system call stacks are walked by "
-		       "frame pointers)";
+	/* The growth modes' stacks are walked by the tables too (growth.c). */
+	if (o->unwind != MT_UNWIND_AUTO && (pressure || !growth_walks_stacks(o)))
+		return pressure ? "--unwind" : "--unwind (it walks the stacks --mmap --stacks, "
+		       "--shm --stacks, --brk, --faults and --usdt show)";
 	if (o->symbols_prefix)
 		return "-S";
 	if (o->frame_addresses)
@@ -496,8 +505,12 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 		other = kernel_leaks ? "--kernel-leaks" : "--slab";
 	else if (o->pid || o->cmd_argv)
 		other = o->pid ? "-p" : "-c";
-	else if (o->folded || o->pprof_file || o->svg_file || o->memleak_format)
-		/* --prometheus does apply: the pressure counters (evprom.h). */
+	else if ((o->folded && o->mode != MT_MODE_OOM) || o->pprof_file || o->svg_file ||
+		 o->memleak_format)
+		/*
+		 * --prometheus does apply: the pressure counters (evprom.h); and
+		 * --oom's --folded: the kills by their trigger's stack.
+		 */
 		other = o->folded ? "--folded (it has no stacks to fold; --json has every record)" :
 			o->pprof_file ? "--pprof" : o->svg_file ? "--svg" : "--memleak-format";
 	else if (o->trace || o->show_allocs || o->combined_only || o->percpu)
@@ -516,7 +529,8 @@ static int check_pressure(const struct mt_options *o, bool kernel_leaks, bool sl
 bool cli_growth_folds(const struct mt_options *o)
 {
 	return o->mode == MT_MODE_BRK || o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_USDT ||
-	       o->mode == MT_MODE_FFAULTS || (o->mode == MT_MODE_MMAP && o->stacks);
+	       o->mode == MT_MODE_FFAULTS ||
+	       ((o->mode == MT_MODE_MMAP || o->mode == MT_MODE_SHM) && o->stacks);
 }
 
 const char *cli_growth_option(enum mt_mode m)
@@ -539,6 +553,9 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 
 	if (o->pid && o->cmd_argv)
 		return mt_errf(err, EINVAL, "cannot specify both -p and a command (-c or --)");
+	/* The tables are a process's (growth.c): system-wide, frame pointers only. */
+	if (o->unwind != MT_UNWIND_AUTO && growth_walks_stacks(o) && !o->pid && !o->cmd_argv)
+		return mt_errf(err, EINVAL, "--unwind walks a process's stacks: it needs -p or -c");
 	if (o->stacks && o->mode != MT_MODE_MMAP && o->mode != MT_MODE_SHM)
 		return mt_errf(err, EINVAL, "--stacks goes with --mmap or --shm (%s)",
 			       o->mode == MT_MODE_FFAULTS ? "--ffaults counts by file" :
@@ -553,12 +570,17 @@ static int check_growth(const struct mt_options *o, bool kernel_leaks, bool slab
 		other = "an allocation option";
 	else if (o->by_pid)
 		other = "--by-pid (use -p)";
-	else if (o->folded && !cli_growth_folds(o))
-		other = "--folded (it prints each call: no stacks counted to fold; "
-			"--json has every call)";
-	else if (o->pprof_file || o->prometheus_file || o->svg_file || o->memleak_format)
-		other = o->pprof_file ? "--pprof" : o->prometheus_file ? "--prometheus" :
-			o->svg_file ? "--svg" : "--memleak-format";
+	else if ((o->folded || o->pprof_file || o->prometheus_file || o->svg_file) &&
+		 !cli_growth_folds(o))
+		/* Those four render the counts by stack (file) the line modes do not keep. */
+		other = o->folded ? "--folded (it prints each call: no stacks counted to fold; "
+				    "--json has every call)" :
+			o->pprof_file ? "--pprof (it prints each call: no stacks counted)" :
+			o->prometheus_file ? "--prometheus (it prints each call: no stacks "
+					     "counted)" :
+			"--svg (it prints each call: no stacks counted)";
+	else if (o->memleak_format)
+		other = "--memleak-format";
 	else
 		other = ignored_by_event_modes(o, false, false);
 	if (other)

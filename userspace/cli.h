@@ -153,8 +153,9 @@ const char *cli_growth_option(enum mt_mode m);
 
 /*
  * Growth modes that count by user stack (or by file) and report at
- * intervals, and so have folded stacks: --brk, --mmap --stacks, --faults,
- * --ffaults (its files as one-frame stacks).
+ * intervals, and so have folded stacks (and --pprof, --prometheus and
+ * --svg): --brk, --mmap --stacks, --faults, --ffaults (its files as
+ * one-frame stacks), --usdt, --shm --stacks (its calls by stack).
  */
 bool cli_growth_folds(const struct mt_options *o);
 

@@ -163,12 +163,10 @@ int device_set_buffer(struct mt_device *d, uint64_t size, struct mt_err *err)
 			       "this reader maps: raise -o, filter with -z/-Z/--cache, or sample",
 			       (unsigned long long)(size >> 20),
 			       (unsigned long long)(DEVICE_MAX_BUFFER >> 20));
-	/* The module sizes the buffer behind the mapping: unmap first. */
-	if (d->map) {
-		munmap(d->map, d->map_size);
-		d->map = NULL;
-		d->map_size = 0;
-	}
+	/*
+	 * The old buffer stays mapped (and the module's) until the new one
+	 * is there: a refused buffer leaves the reader as it was.
+	 */
 	if (xioctl(d->fd, MEMTRACE_IOC_SET_BUFFER, &size) < 0) {
 		if (module_gone(errno))
 			return gone_error("set buffer", errno, err);
@@ -176,8 +174,17 @@ int device_set_buffer(struct mt_device *d, uint64_t size, struct mt_err *err)
 			return mt_errf(err, EINVAL, "the module refuses a %llu MiB snapshot buffer "
 				       "(above its max_buffer_mb parameter?): raise -o, filter with "
 				       "-z/-Z/--cache, or sample", (unsigned long long)(size >> 20));
+		if (errno == ENOMEM)
+			return mt_errf(err, ENOMEM, "the module could not get a %llu MiB snapshot buffer "
+				       "(it refuses more than half the memory available): filter "
+				       "with -z/-Z/--cache, or sample", (unsigned long long)(size >> 20));
 		return mt_errf(err, errno, "the module could not set up a %llu KiB snapshot "
 			       "buffer: %s", (unsigned long long)(size >> 10), strerror(errno));
+	}
+	if (d->map) {
+		munmap(d->map, d->map_size);
+		d->map = NULL;
+		d->map_size = 0;
 	}
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, d->fd, 0);
 	if (map == MAP_FAILED) {
@@ -434,6 +441,10 @@ int device_evring_consume(struct mt_device *d, uint32_t cpu, uint64_t pos,
 	return mt_errf(err, errno, "the module refused the event ring position %llu of CPU %u: %s",
 		       (unsigned long long)pos, cpu, strerror(errno));
 }
+
+/* ver1 (the walk's counters) is what this reader asks for, and reads when the module gives it. */
+_Static_assert(sizeof(struct memtrace_evstats) == MEMTRACE_EVSTATS_SIZE_VER1,
+	       "memtrace_evstats grows only at its end, one version at a time");
 
 int device_evstats(struct mt_device *d, struct memtrace_evstats *st, struct mt_err *err)
 {

@@ -79,6 +79,14 @@ int fmt_write_any(const char *path, const void *ctx,
 		  int (*render)(FILE *out, const void *ctx, struct mt_err *err),
 		  struct mt_err *err);
 
+/*
+ * --pprof, --prometheus and --svg: each of the files named (NULL: not
+ * asked for) written with fmt_write_file(), until one fails.  0 or -errno
+ * with err.
+ */
+int fmt_write_files(const char *pprof_file, const char *prometheus_file, const char *svg_file,
+		    const struct report_model *m, struct mt_err *err);
+
 /* fmt_folded() and fmt_json() in fmt_write_file()'s shape. */
 int fmt_folded_file(FILE *out, const struct report_model *m, struct mt_err *err);
 int fmt_json_file(FILE *out, const struct report_model *m, struct mt_err *err);

@@ -17,6 +17,13 @@
  * kernel frame's module by name with the running kernel's build-id of it
  * (kbuildid.h; empty where it cannot be known).  --slab samples carry a
  * "cache" label.
+ *
+ * The growth modes' profiles (RM_GROWTH) count what their text reports
+ * count, per (process, user stack): calls and bytes (--brk: grown,
+ * --mmap --stacks: mapped; "space" the default), calls (--shm --stacks),
+ * faults and, of them, the major and minor ones (--faults; --ffaults by
+ * file, each file a location of its own), hits (--usdt).  Their samples
+ * carry "comm" and "pid" labels.
  */
 #include "fmt.h"
 
@@ -288,9 +295,88 @@ static uint64_t location_id(struct builder *b, const struct rm_frame *frames, si
 	return node->id;
 }
 
+/* A value type: what a sample's value counts, in what unit. */
+struct vtype {
+	const char *type, *unit;
+};
+
+static const struct vtype heap_types[] = {
+	{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+	{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+};
+static const struct vtype bytes_calls_types[] = { { "calls", "count" }, { "space", "bytes" } };
+static const struct vtype calls_types[] = { { "calls", "count" } };
+static const struct vtype faults_types[] = {
+	{ "faults", "count" }, { "major_faults", "count" }, { "minor_faults", "count" },
+};
+static const struct vtype hits_types[] = { { "hits", "count" } };
+
+/*
+ * The model's sample types.  The default is the last one (Go's heap
+ * profiles' convention) but for faults: all of them.
+ */
+static const struct vtype *sample_types(const struct report_model *m, size_t *n)
+{
+#define TYPES(t) (*n = MT_ARRAY_SIZE(t), t)
+	switch (m->counts) {
+	case RM_COUNTS_BYTES_CALLS:
+		return TYPES(bytes_calls_types);
+	case RM_COUNTS_CALLS:
+		return TYPES(calls_types);
+	case RM_COUNTS_FAULTS:
+		return TYPES(faults_types);
+	case RM_COUNTS_HITS:
+		return TYPES(hits_types);
+	default:
+		return TYPES(heap_types);
+	}
+#undef TYPES
+}
+
+/* A stack's values, in sample_types()' order. */
+static size_t sample_values(const struct report_model *m, const struct rm_stack *s, int64_t *v)
+{
+	switch (m->counts) {
+	case RM_COUNTS_BYTES_CALLS:
+		v[0] = (int64_t)s->count;
+		v[1] = (int64_t)s->bytes;
+		return 2;
+	case RM_COUNTS_CALLS:
+	case RM_COUNTS_HITS:
+		v[0] = (int64_t)s->count;
+		return 1;
+	case RM_COUNTS_FAULTS:
+		v[0] = (int64_t)s->count;
+		v[1] = (int64_t)s->major;
+		v[2] = (int64_t)(s->count - s->major);
+		return 3;
+	default:
+		v[0] = (int64_t)s->total_allocs;
+		v[1] = (int64_t)s->total_bytes;
+		v[2] = (int64_t)s->count;
+		v[3] = (int64_t)s->bytes;
+		return 4;
+	}
+}
+
+static Label *add_label(struct builder *b, Sample *smp, const char *key)
+{
+	Label *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		b->failed = true;
+		return NULL;
+	}
+	perftools__profiles__label__init(l);
+	l->key = str_index(b, key);
+	smp->label[smp->n_label++] = l;
+	return l;
+}
+
 static void add_sample(struct builder *b, const struct report_model *m, const struct rm_stack *s)
 {
 	Sample *smp;
+	Label *l;
 
 	if (!grow(b, (void **)&b->p.sample, &b->cap_samples, b->p.n_sample, sizeof(Sample *)))
 		return;
@@ -303,15 +389,13 @@ static void add_sample(struct builder *b, const struct report_model *m, const st
 	b->p.sample[b->p.n_sample++] = smp;
 	smp->location_id = calloc(s->nr_frames ? s->nr_frames : 1, sizeof(uint64_t));
 	smp->value = calloc(4, sizeof(int64_t));
-	if (!smp->location_id || !smp->value) {
+	/* At most two labels: cache or note, or comm and pid. */
+	smp->label = calloc(2, sizeof(*smp->label));
+	if (!smp->location_id || !smp->value || !smp->label) {
 		b->failed = true;
 		return;
 	}
-	smp->n_value = 4;
-	smp->value[0] = (int64_t)s->total_allocs;
-	smp->value[1] = (int64_t)s->total_bytes;
-	smp->value[2] = (int64_t)s->count;
-	smp->value[3] = (int64_t)s->bytes;
+	smp->n_value = sample_values(m, s, smp->value);
 	/* No frames: the note says why, as a location of its own, so that the
 	 * sample counts in the totals as in the text report. */
 	if (!s->nr_frames) {
@@ -329,21 +413,18 @@ static void add_sample(struct builder *b, const struct report_model *m, const st
 		smp->location_id[smp->n_location_id++] = location_id(b, &s->frames[i], n);
 		i += n;
 	}
-	if (s->cache || s->note) {
-		Label *l = calloc(1, sizeof(*l));
-
-		smp->label = calloc(1, sizeof(*smp->label));
-		if (!l || !smp->label) {
-			free(l);
-			b->failed = true;
-			return;
-		}
-		perftools__profiles__label__init(l);
-		l->key = str_index(b, s->cache ? "cache" : "note");
-		l->str = str_index(b, s->cache ? s->cache : s->note);
-		smp->label[smp->n_label++] = l;
+	if (s->comm) {
+		l = add_label(b, smp, "comm");
+		if (l)
+			l->str = str_index(b, s->comm);
+		l = add_label(b, smp, "pid");
+		if (l)
+			l->num = s->pid;
+	} else if (s->cache || s->note) {
+		l = add_label(b, smp, s->cache ? "cache" : "note");
+		if (l)
+			l->str = str_index(b, s->cache ? s->cache : s->note);
 	}
-	(void)m;
 }
 
 static ValueType *value_type(struct builder *b, const char *type, const char *unit)
@@ -439,29 +520,31 @@ static int write_gzip(FILE *out, const uint8_t *buf, size_t len, struct mt_err *
 
 int fmt_pprof(FILE *out, const struct report_model *m, struct mt_err *err)
 {
-	static const char *const types[4][2] = {
-		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
-		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
-	};
+	const struct vtype *types, *dflt;
 	struct builder b;
 	struct timespec now;
 	uint8_t *buf = NULL;
-	size_t len;
+	size_t len, nr_types;
 	int ret;
 
 	memset(&b, 0, sizeof(b));
-	b.kernel = m->mode != RM_USER_LEAKS;
+	b.kernel = m->mode != RM_USER_LEAKS && m->mode != RM_GROWTH;
+	types = sample_types(m, &nr_types);
 	perftools__profiles__profile__init(&b.p);
 	str_index(&b, "");	/* string_table[0] is "" */
-	b.p.sample_type = calloc(4, sizeof(*b.p.sample_type));
+	b.p.sample_type = calloc(nr_types, sizeof(*b.p.sample_type));
 	if (!b.p.sample_type)
 		b.failed = true;
-	for (int i = 0; i < 4 && !b.failed; i++)
-		b.p.sample_type[b.p.n_sample_type++] = value_type(&b, types[i][0], types[i][1]);
-	b.p.period_type = value_type(&b, "space", "bytes");
+	for (size_t i = 0; i < nr_types && !b.failed; i++)
+		b.p.sample_type[b.p.n_sample_type++] = value_type(&b, types[i].type, types[i].unit);
+	dflt = m->counts == RM_COUNTS_FAULTS ? &types[0] : &types[nr_types - 1];
+	if (m->mode == RM_GROWTH)
+		b.p.period_type = value_type(&b, dflt->type, dflt->unit);
+	else
+		b.p.period_type = value_type(&b, "space", "bytes");
 	/* Sampled: values are the module's estimates already. */
 	b.p.period = 1;
-	b.p.default_sample_type = str_index(&b, "inuse_space");
+	b.p.default_sample_type = str_index(&b, dflt->type);
 	clock_gettime(CLOCK_REALTIME, &now);
 	b.p.time_nanos = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 	for (size_t i = 0; i < m->nr_stacks && !b.failed; i++)

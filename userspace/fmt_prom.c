@@ -6,8 +6,9 @@
  *
  * Cardinality is bounded by construction: the top FMT_PROM_STACKS stacks
  * of the report (labelled by the module's stack id and their innermost
- * functions), one series per slab cache (a kernel has a few hundred), one
- * per loss reason.  No label carries an address or a task name.
+ * functions; a growth mode's by their rank in the text report), one series
+ * per slab cache (a kernel has a few hundred), one per loss reason.  No
+ * label carries an address or a task name.
  */
 #include "fmt.h"
 
@@ -111,6 +112,101 @@ static void cache_series(FILE *out, const struct report_model *m, const char *me
 	}
 }
 
+/*
+ * A growth mode's metric per top stack: "rank" is the stack's place in the
+ * text report (1 the biggest), "functions" its innermost functions (for
+ * --ffaults: "file", its file).  No pid nor task name: at most
+ * FMT_PROM_STACKS series a metric.
+ */
+static void growth_series(FILE *out, const struct report_model *m, const char *metric,
+			  int which)
+{
+	size_t n = m->nr_stacks < FMT_PROM_STACKS ? m->nr_stacks : FMT_PROM_STACKS;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rm_stack *s = &m->stacks[i];
+		uint64_t v = which == 'b' ? s->bytes : which == 'M' ? s->major : s->count;
+
+		fprintf(out, "%s{mode=\"%s\",rank=\"%zu\",%s=\"", metric, rmodel_name(m), i + 1,
+			s->comm ? "functions" : "file");
+		if (s->comm)
+			stack_label(out, s);
+		else
+			fmt_prom_label_value(out, s->nr_frames ? s->frames[0].function : "?");
+		fprintf(out, "\"} %" PRIu64 "\n", v);
+	}
+}
+
+static void growth_gauge(FILE *out, const struct report_model *m, const char *metric,
+			 const char *what, int which)
+{
+	char help[256];
+
+	snprintf(help, sizeof(help), "%s of the report's top stacks (at most %d; rank 1 the "
+		 "biggest).", what, FMT_PROM_STACKS);
+	fmt_prom_header(out, metric, "gauge", help);
+	growth_series(out, m, metric, which);
+}
+
+static void growth_counter(FILE *out, const struct report_model *m, const char *metric,
+			   const char *help, const char *labels, uint64_t v)
+{
+	if (help)
+		fmt_prom_header(out, metric, "counter", help);
+	fprintf(out, "%s{mode=\"%s\"%s} %" PRIu64 "\n", metric, rmodel_name(m), labels, v);
+}
+
+/*
+ * The growth modes' metrics: the top stacks' numbers (gauges: the text
+ * report's), what was counted since the start (counters), and the losses.
+ */
+static int fmt_prom_growth(FILE *out, const struct report_model *m, struct mt_err *err)
+{
+	const char *mode = rmodel_name(m);
+
+	switch (m->counts) {
+	case RM_COUNTS_BYTES_CALLS:
+		/* One HELP for --brk's and --mmap's files alike (fmt.h says why). */
+		growth_gauge(out, m, "memtrace_growth_stack_bytes",
+			     "Bytes grown (brk) or mapped (mmap, mremap's growth)", 'b');
+		growth_gauge(out, m, "memtrace_growth_stack_calls", "Calls", 'c');
+		growth_counter(out, m, "memtrace_growth_calls_total",
+			       "System calls counted since tracing started.", "", m->total_count);
+		growth_counter(out, m, "memtrace_growth_bytes_total",
+			       "Bytes those calls grew the process by (brk) or mapped (mmap, "
+			       "mremap's growth).", "", m->total_bytes);
+		break;
+	case RM_COUNTS_CALLS:
+		growth_gauge(out, m, "memtrace_growth_stack_calls", "Calls", 'c');
+		growth_counter(out, m, "memtrace_growth_calls_total",
+			       "System calls counted since tracing started.", "", m->total_count);
+		break;
+	case RM_COUNTS_FAULTS:
+		growth_gauge(out, m, "memtrace_growth_stack_faults", "Page faults", 'c');
+		growth_gauge(out, m, "memtrace_growth_stack_major_faults", "Major page faults", 'M');
+		growth_counter(out, m, "memtrace_page_faults_total",
+			       "Page faults counted since tracing started.", ",type=\"minor\"",
+			       m->total_count - m->total_major);
+		growth_counter(out, m, "memtrace_page_faults_total", NULL, ",type=\"major\"",
+			       m->total_major);
+		break;
+	default:
+		growth_gauge(out, m, "memtrace_growth_stack_hits", "Probe hits", 'c');
+		growth_counter(out, m, "memtrace_usdt_hits_total",
+			       "Probe hits counted since tracing started.", "", m->total_count);
+		break;
+	}
+	fmt_prom_lost_header(out);
+	fprintf(out, "memtrace_lost_total{mode=\"%s\",reason=\"event_ring_full\"} %" PRIu64 "\n",
+		mode, m->lost_events);
+	fprintf(out, "memtrace_lost_total{mode=\"%s\",reason=\"probe_hits_missed\"} %" PRIu64
+		"\n", mode, m->probe_missed);
+	fprintf(out, "memtrace_lost_total{mode=\"%s\",reason=\"growth_table_full\"} %" PRIu64
+		"\n", mode, m->untracked);
+	fmt_prom_timestamp(out, mode);
+	return ferror(out) ? mt_errf(err, EIO, "cannot write the metrics") : 0;
+}
+
 int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 {
 	const struct memtrace_loss *l = &m->loss;
@@ -126,6 +222,8 @@ int fmt_prometheus(FILE *out, const struct report_model *m, struct mt_err *err)
 	const char *mode = rmodel_mode_name(m->mode);
 	char help[256];
 
+	if (m->mode == RM_GROWTH)
+		return fmt_prom_growth(out, m, err);
 	snprintf(help, sizeof(help), "Bytes of the report's top stacks (%s; at most %d stacks).",
 		 what, FMT_PROM_STACKS);
 	fmt_prom_header(out, "memtrace_stack_bytes", "gauge", help);

@@ -10,7 +10,10 @@
  * width; "Reset Zoom" or a click on the root zooms out), "Search" asks for
  * a regular expression and colours the matching boxes with the share they
  * hold, and each box's tooltip and the status line give its bytes,
- * allocations and percent.  For tests and links, "#zoom=NAME" and
+ * allocations and percent.  A growth mode's graph (RM_GROWTH) is as wide
+ * as its text report's ranking: bytes (--brk, --mmap --stacks), calls
+ * (--shm --stacks), faults (--faults, --ffaults) or hits (--usdt), each
+ * stack under its process's name.  For tests and links, "#zoom=NAME" and
  * "#search=REGEX" after the file's URL do the same on load.
  */
 #include "fmt.h"
@@ -28,7 +31,7 @@
 
 struct svg_node {
 	char *name;
-	uint64_t bytes, count;
+	uint64_t bytes, count, major;
 	size_t first_child, next_sibling;	/* 0: none (node 0 is the root) */
 	unsigned int depth;
 };
@@ -72,6 +75,20 @@ static size_t add_child(struct svg_tree *t, size_t parent, const char *name)
 	return t->nr++;
 }
 
+/* The child of parent named name, with s's numbers added; 0 out of memory. */
+static size_t count_child(struct svg_tree *t, size_t parent, const char *name,
+			  const struct rm_stack *s)
+{
+	size_t node = add_child(t, parent, name);
+
+	if (node) {
+		t->nodes[node].bytes += s->bytes;
+		t->nodes[node].count += s->count;
+		t->nodes[node].major += s->major;
+	}
+	return node;
+}
+
 /* Adds one stack (root first) to the tree; false out of memory. */
 static bool add_stack(struct svg_tree *t, const struct rm_stack *s)
 {
@@ -80,27 +97,29 @@ static bool add_stack(struct svg_tree *t, const struct rm_stack *s)
 
 	t->nodes[0].bytes += s->bytes;
 	t->nodes[0].count += s->count;
-	if (s->cache) {
-		node = add_child(t, node, fmt_frame_name(&(struct rm_frame){ .function = s->cache },
-							 name, sizeof(name)));
+	t->nodes[0].major += s->major;
+	/* A growth mode's stacks under their process's name, as --folded has them. */
+	if (s->comm) {
+		node = count_child(t, node, fmt_frame_name(&(struct rm_frame){ .function = s->comm },
+							   name, sizeof(name)), s);
 		if (!node)
 			return false;
-		t->nodes[node].bytes += s->bytes;
-		t->nodes[node].count += s->count;
+	}
+	if (s->cache) {
+		node = count_child(t, node, fmt_frame_name(&(struct rm_frame){ .function = s->cache },
+							   name, sizeof(name)), s);
+		if (!node)
+			return false;
 	}
 	if (!s->nr_frames) {
-		node = add_child(t, node, s->note ? s->note : "[no stack]");
+		node = count_child(t, node, s->note ? s->note : "[no stack]", s);
 		if (!node)
 			return false;
-		t->nodes[node].bytes += s->bytes;
-		t->nodes[node].count += s->count;
 	}
 	for (size_t f = s->nr_frames; f-- > 0;) {
-		node = add_child(t, node, fmt_frame_name(&s->frames[f], name, sizeof(name)));
+		node = count_child(t, node, fmt_frame_name(&s->frames[f], name, sizeof(name)), s);
 		if (!node)
 			return false;
-		t->nodes[node].bytes += s->bytes;
-		t->nodes[node].count += s->count;
 	}
 	return true;
 }
@@ -146,8 +165,25 @@ static void put_node(FILE *out, const struct svg_tree *t, const struct report_mo
 	fprintf(out, "<g class=\"f\" fx=\"%.9f\" fw=\"%.9f\" depth=\"%u\"><title>", fx, fw,
 		n->depth);
 	put_xml(out, n->name);
-	fprintf(out, " (%" PRIu64 " bytes, %" PRIu64 " allocations, %.2f%%)</title>", n->bytes,
-		n->count, 100.0 * fw);
+	switch (m->counts) {
+	case RM_COUNTS_BYTES_CALLS:
+		fprintf(out, " (%" PRIu64 " bytes, %" PRIu64 " calls, %.2f%%)</title>", n->bytes,
+			n->count, 100.0 * fw);
+		break;
+	case RM_COUNTS_CALLS:
+		fprintf(out, " (%" PRIu64 " calls, %.2f%%)</title>", n->count, 100.0 * fw);
+		break;
+	case RM_COUNTS_FAULTS:
+		fprintf(out, " (%" PRIu64 " faults, %" PRIu64 " major, %.2f%%)</title>", n->count,
+			n->major, 100.0 * fw);
+		break;
+	case RM_COUNTS_HITS:
+		fprintf(out, " (%" PRIu64 " hits, %.2f%%)</title>", n->count, 100.0 * fw);
+		break;
+	default:
+		fprintf(out, " (%" PRIu64 " bytes, %" PRIu64 " allocations, %.2f%%)</title>",
+			n->bytes, n->count, 100.0 * fw);
+	}
 	fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 		"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", SVG_PAD + fx * (SVG_WIDTH -
 		2 * SVG_PAD), y, w, SVG_FRAME_H - 1, color, SVG_PAD + fx * (SVG_WIDTH -
@@ -165,7 +201,7 @@ static void put_node(FILE *out, const struct svg_tree *t, const struct report_mo
 /* The script: zoom, search, tooltips; plain DOM, no library. */
 static const char svg_script[] =
 "var W = " "1180" ", PAD = 10, frames, details, unzoomBtn, searchBtn, matchedText, zoomed = null;\n"
-"function name(g) { return g.querySelector('title').textContent.replace(/ \\([0-9]+ bytes, .*$/, ''); }\n"
+"function name(g) { return g.querySelector('title').textContent.replace(/ \\([0-9]+ [a-z]+(, [0-9]+ [a-z]+)*, [0-9.]+%\\)$/, ''); }\n"
 "function num(g, a) { return parseFloat(g.getAttribute(a)); }\n"
 "function fit(g) {\n"
 "  var r = g.querySelector('rect'), t = g.querySelector('text'), w = parseFloat(r.getAttribute('width'));\n"
@@ -258,6 +294,8 @@ static const char svg_script[] =
 
 static const char *svg_title(const struct report_model *m)
 {
+	if (m->title)
+		return m->title;
 	if (m->mode == RM_SLAB)
 		return m->sort == MT_SORT_COUNT ? "Live slab objects" : "Live slab bytes";
 	return m->sort == MT_SORT_COUNT ? "Outstanding allocations" :
@@ -297,7 +335,7 @@ int fmt_svg(FILE *out, const struct report_model *m, struct mt_err *err)
 			"fill=\"rgb(240,245,250)\"/>\n<text id=\"title\" x=\"%d\" y=\"24\" "
 			"text-anchor=\"middle\">", SVG_WIDTH / 2);
 		fprintf(out, "%s, %s, %s (memtrace-read)</text>\n", svg_title(m),
-			rmodel_mode_name(m->mode), m->timestamp);
+			rmodel_name(m), m->timestamp);
 		fprintf(out, "<text id=\"unzoom\" x=\"%d\" y=\"24\" class=\"hide\">Reset Zoom</text>\n"
 			"<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n"
 			"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"

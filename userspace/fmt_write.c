@@ -61,3 +61,17 @@ int fmt_write_file(const char *path, const struct report_model *m,
 
 	return fmt_write_any(path, &r, render_model, err);
 }
+
+int fmt_write_files(const char *pprof_file, const char *prometheus_file, const char *svg_file,
+		    const struct report_model *m, struct mt_err *err)
+{
+	int ret = 0;
+
+	if (pprof_file)
+		ret = fmt_write_file(pprof_file, m, fmt_pprof, err);
+	if (!ret && prometheus_file)
+		ret = fmt_write_file(prometheus_file, m, fmt_prometheus, err);
+	if (!ret && svg_file)
+		ret = fmt_write_file(svg_file, m, fmt_svg, err);
+	return ret;
+}

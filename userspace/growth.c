@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,9 +29,11 @@
 #include "evreader.h"
 #include "fmt.h"
 #include "pressure.h"
+#include "report.h"
 #include "rmodel.h"
 #include "spawn.h"
 #include "usdt.h"
+#include "usermode.h"
 #include "usyms.h"
 
 #define PROG "memtrace-read"
@@ -624,12 +627,19 @@ struct growth {
 	uint64_t agg_full;
 	uint64_t calls, printed_at;
 	uint64_t drains;	/* drains of the rings so far */
+	/* -p/-c: the unwind tables handed over for the stacks (um NULL: frame pointers only) */
+	struct usermode *um;
+	bool warned_32bit;
 	/* --usdt: the probe's sites, what the hits' times count from */
 	struct usdt_site usdt[MEMTRACE_MAX_USDT];
 	int nr_usdt;
 	char usdt_label[2 * USDT_NAME_LEN + 2];	/* PROVIDER:NAME */
 	uint64_t start_ns;
 	uint64_t arg_faults;	/* hits with an argument whose memory could not be read */
+	/* --pprof, --prometheus, --svg: the losses they report, and whether one failed */
+	struct mt_device *dev;
+	const struct evreader *er;
+	bool write_failed;
 };
 
 static struct sym_proc *sym_of(struct growth *g, int pid, bool make)
@@ -687,9 +697,30 @@ static bool counts_stacks(const struct mt_options *o)
 	return stack_mode(o) || o->mode == MT_MODE_USDT;
 }
 
+/* Modes that show the user stacks of system calls, faults and probe hits (the module walks them). */
+static bool shows_call_stacks(const struct mt_options *o)
+{
+	return counts_stacks(o) || (o->mode == MT_MODE_SHM && o->stacks);
+}
+
 static bool report_mode(const struct mt_options *o)
 {
 	return stack_mode(o) || o->mode == MT_MODE_FFAULTS;
+}
+
+/*
+ * --shm --stacks prints each call with its stack, and counts the calls by
+ * stack too for the formats that render counts (--folded, --pprof...).
+ */
+static bool shm_counts(const struct mt_options *o)
+{
+	return o->mode == MT_MODE_SHM && o->stacks;
+}
+
+/* Modes whose reports come at intervals and at the end (--usdt's: at the end). */
+static bool interval_reports(const struct mt_options *o)
+{
+	return report_mode(o) || shm_counts(o);
 }
 
 /* The lines of a stack into g->lines (innermost first); their number. */
@@ -758,10 +789,14 @@ static void fold_stack(struct growth *g, FILE *out, const struct growth_entry *e
 	fprintf(out, " %" PRIu64 "\n", value);
 }
 
-/* What a stack report counts for an entry: bytes (--brk, --mmap --stacks) or faults. */
+/*
+ * What a stack report counts for an entry: bytes (--brk, --mmap --stacks),
+ * faults, hits or calls (--shm --stacks).
+ */
 static uint64_t entry_value(const struct growth *g, const struct growth_entry *e)
 {
-	return g->o->mode == MT_MODE_FAULTS || g->o->mode == MT_MODE_USDT ? e->calls : e->bytes;
+	return g->o->mode == MT_MODE_FAULTS || g->o->mode == MT_MODE_USDT ||
+	       g->o->mode == MT_MODE_SHM ? e->calls : e->bytes;
 }
 
 /* --folded: the report's stacks (--ffaults: files), one line each. */
@@ -917,6 +952,124 @@ static void text_report(struct growth *g, const char *hms)
 			g->agg_full);
 }
 
+/* One stack of the model: the entry's numbers, its frames as the text shows them. */
+static int model_stack(struct growth *g, struct rm_stack *st, const struct growth_entry *e)
+{
+	struct sym_proc *sp = sym_of(g, (int)e->pid, false);
+	size_t n = stack_lines(g, e->pid, e->frames, e->nr_frames), cap = 0;
+	int ret = 0;
+
+	st->pid = e->pid;
+	st->count = e->calls;
+	st->bytes = e->bytes;
+	st->major = e->major;
+	st->comm = strdup(e->comm);
+	if (!n)
+		st->note = strdup("[no user stack]");
+	if (!st->comm || (!n && !st->note))
+		return -ENOMEM;
+	for (size_t l = 0; l < n && !ret; l++)
+		ret = rmodel_add_user_frame(st, &cap, g->line_addr[l], g->lines[l],
+					    sp ? sp->u : NULL);
+	return ret;
+}
+
+/* --ffaults: a file as a stack of one frame, named by the file. */
+static int model_file(struct rm_stack *st, const char *name, uint64_t minor, uint64_t major)
+{
+	size_t cap = 0;
+
+	st->count = minor + major;
+	st->major = major;
+	return rmodel_add_user_frame(st, &cap, 0, name, NULL);
+}
+
+/*
+ * The report as a report model (rmodel.h), for --pprof, --prometheus and
+ * --svg: the text report's stacks (files), in its order, with its numbers.
+ */
+static int growth_model(struct growth *g, struct report_model *m, const char *hms)
+{
+	const enum mt_mode mode = g->o->mode;
+	struct memtrace_evstats st;
+	unsigned int cpus;
+	struct mt_err err;
+	size_t n;
+	int ret = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->mode = RM_GROWTH;
+	m->growth_mode = evjson_mode_name(mode);
+	snprintf(m->timestamp, sizeof(m->timestamp), "%s", hms);
+	m->top = g->o->top;
+	m->sort = mode == MT_MODE_BRK || mode == MT_MODE_MMAP ? MT_SORT_SIZE : MT_SORT_COUNT;
+	m->counts = mode == MT_MODE_BRK || mode == MT_MODE_MMAP ? RM_COUNTS_BYTES_CALLS :
+		    mode == MT_MODE_SHM ? RM_COUNTS_CALLS : mode == MT_MODE_USDT ? RM_COUNTS_HITS :
+		    RM_COUNTS_FAULTS;
+	m->title = mode == MT_MODE_BRK ? "Bytes grown by brk" :
+		   mode == MT_MODE_MMAP ? "Bytes mapped" : mode == MT_MODE_SHM ? "shm calls" :
+		   mode == MT_MODE_USDT ? "Probe hits" : mode == MT_MODE_FAULTS ?
+		   "Page faults" : "Page faults by file";
+	m->total_count = g->calls;
+	m->total_major = g->major;
+	m->untracked = g->agg_full;
+	m->lost_events = g->er ? evreader_lost(g->er, &cpus) : 0;
+	if (g->dev && !device_evstats(g->dev, &st, &err))
+		m->probe_missed = st.probe_missed;
+	if (mode == MT_MODE_FFAULTS) {
+		const struct growth_file *const *f;
+		uint64_t amin, amaj;
+
+		f = growth_files_sorted(g->files, &n, &amin, &amaj);
+		m->stacks = calloc((f ? n : 0) + 1, sizeof(*m->stacks));
+		if (!m->stacks)
+			return -ENOMEM;
+		for (size_t i = 0; f && i < n && i < g->o->top && !ret; i++)
+			ret = model_file(&m->stacks[m->nr_stacks++], f[i]->name, f[i]->minor,
+					 f[i]->major);
+		if (!ret && amin + amaj)
+			ret = model_file(&m->stacks[m->nr_stacks++], "[anonymous memory]", amin,
+					 amaj);
+	} else {
+		const struct growth_entry *const *s = growth_agg_sorted(g->agg, &n);
+
+		m->stacks = calloc(s && n ? n : 1, sizeof(*m->stacks));
+		if (!m->stacks)
+			return -ENOMEM;
+		for (size_t i = 0; s && i < n; i++)
+			m->total_bytes += s[i]->bytes;
+		for (size_t i = 0; s && i < n && i < g->o->top && !ret; i++)
+			ret = model_stack(g, &m->stacks[m->nr_stacks++], s[i]);
+	}
+	for (size_t i = 0; i < m->nr_stacks; i++) {
+		m->bytes += m->stacks[i].bytes;
+		m->count += m->stacks[i].count;
+	}
+	return ret;
+}
+
+/* --pprof, --prometheus and --svg, each written whole to its file. */
+static void write_formats(struct growth *g, const char *hms)
+{
+	const struct mt_options *o = g->o;
+	struct report_model m;
+	struct mt_err err = { "" };
+	int ret;
+
+	if (!o->pprof_file && !o->prometheus_file && !o->svg_file)
+		return;
+	ret = growth_model(g, &m, hms);
+	if (ret)
+		mt_errf(&err, -ret, "out of memory for the report");
+	else
+		ret = fmt_write_files(o->pprof_file, o->prometheus_file, o->svg_file, &m, &err);
+	if (ret) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		g->write_failed = true;
+	}
+	rmodel_free(&m);
+}
+
 /* One interval's report in each output asked for. */
 static void report(struct growth *g)
 {
@@ -925,14 +1078,16 @@ static void report(struct growth *g)
 	struct mt_err err;
 
 	pressure_hms(now, hms, sizeof(hms));
-	if (g->text)
+	/* --shm --stacks: the text and --json have each call already. */
+	if (g->text && !shm_counts(g->o))
 		text_report(g, hms);
-	if (g->json.f)
+	if (g->json.f && !shm_counts(g->o))
 		evjson_emit(g->json.f, report_json(g, hms));
 	if (g->o->folded && !g->o->folded_file)
 		fold_report(stdout, g);
 	else if (g->o->folded && fmt_write_any(g->o->folded_file, g, fold_report_file, &err))
 		fprintf(stderr, PROG ": %s\n", err.msg);
+	write_formats(g, hms);
 	g->printed_at = g->calls;
 }
 
@@ -1034,6 +1189,11 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 		}
 		if (g->json.f)
 			emit_call(g, r, nr);
+		if (shm_counts(g->o)) {
+			g->calls++;
+			if (agg_count(g->agg, r->pid, r->comm, (const uint64_t *)(r + 1), nr, 0, 0))
+				g->agg_full++;
+		}
 		return;
 	}
 	if (g->o->mode == MT_MODE_BRK ? h->type != MEMTRACE_EVT_BRK :
@@ -1087,6 +1247,10 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 			PRIu64 " stacks cut short; %" PRIu64 " mapped files not named\n",
 			(uint64_t)st.probe_missed, (uint64_t)st.stack_faults,
 			(uint64_t)st.file_unknown);
+	/* -p/-c: how the stacks were walked (a module of before ver1 does not say). */
+	if (g->text && (g->o->pid || g->o->cmd_argv) && shows_call_stacks(g->o) &&
+	    st.size >= MEMTRACE_EVSTATS_SIZE_VER1)
+		report_unwind(g->text, &st.unwind);
 	if (!g->json.f)
 		return;
 	pressure_hms(now, hms, sizeof(hms));
@@ -1128,6 +1292,102 @@ static uint32_t mode_events(enum mt_mode m)
 	}
 }
 
+/*
+ * A module that walks the growth modes' stacks by the tables reports
+ * those walks (evstats grown to MEMTRACE_EVSTATS_SIZE_VER1); an older
+ * one, with tables for user mode only, does not.
+ */
+static bool module_walks_growth_by_tables(struct mt_device *dev)
+{
+	struct memtrace_evstats st;
+	struct mt_err ignored;
+
+	return (dev->version.features & MEMTRACE_FEAT_UNWIND_CFI) &&
+	       !device_evstats(dev, &st, &ignored) && st.size >= MEMTRACE_EVSTATS_SIZE_VER1;
+}
+
+/*
+ * -p/-c: the module walks the calls' user stacks with the unwind tables
+ * of the process's code, as user mode's (--unwind=auto|cfi|fp,
+ * usermode.h), where it has them; by frame pointers elsewhere.  The
+ * module takes tables for its target only: the process is named one
+ * (MEMTRACE_IOC_TARGET, which arms no probe by itself), before tracing
+ * starts.  With auto, a process the module will not take as a target
+ * has its stacks walked by frame pointers, said; with cfi, an error.
+ */
+static int unwind_setup(struct growth *g, struct mt_device *dev, pid_t pid, struct mt_err *err)
+{
+	const struct mt_options *o = g->o;
+	int ret;
+
+	if (!pid || !shows_call_stacks(o) || o->unwind == MT_UNWIND_FP)
+		return 0;
+	if (!module_walks_growth_by_tables(dev)) {
+		if (o->unwind == MT_UNWIND_CFI)
+			return mt_errf(err, EOPNOTSUPP, "--unwind=cfi: this memtrace.ko walks the "
+				       "stacks of system calls and faults by frame pointers only");
+		return 0;
+	}
+	g->um = usermode_new(NULL, 0);
+	if (!g->um)
+		return mt_errf(err, ENOMEM, "out of memory");
+	ret = usermode_set_unwind(g->um, o->unwind, dev, err);
+	if (!ret)
+		ret = device_set_target(dev, pid, false, err);
+	if (ret) {
+		usermode_free(g->um);
+		g->um = NULL;
+		if (o->unwind == MT_UNWIND_CFI)
+			return ret;
+		fprintf(stderr, PROG ": warning: %s; its stacks are walked by frame pointers\n",
+			err->msg);
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * An ia32 program makes its system calls through the 32-bit entry points,
+ * which the module does not probe, and its stacks are not x86-64's: said
+ * once, rather than a report that silently shows nothing.  (An x32 one,
+ * ELFCLASS32 too but EM_X86_64, runs in long mode: its mmap, munmap,
+ * mremap and brk are the x86-64 ones.)
+ */
+static void warn_32bit(struct growth *g, pid_t pid)
+{
+	GElf_Ehdr ehdr;
+	char path[64];
+	Elf *elf;
+	int fd;
+
+	if (g->warned_32bit)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && gelf_getclass(elf) == ELFCLASS32 && gelf_getehdr(elf, &ehdr) &&
+	    ehdr.e_machine == EM_386) {
+		fprintf(stderr, PROG ": warning: pid %d runs a 32-bit program: its system calls "
+			"are not seen (only x86-64 ones are), its page faults have no stack "
+			"past their PC\n", (int)pid);
+		g->warned_32bit = true;
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+/* The tables of the code pid maps now (an image exec'd, a dlopen: before it runs). */
+static void unwind_tables(struct growth *g, pid_t pid)
+{
+	struct mt_err err;
+
+	if (usermode_unwind_process(g->um, g->dev, pid, &err))
+		fprintf(stderr, PROG ": pid %d: unwind tables: %s\n", (int)pid, err.msg);
+}
+
 /* Handles the command's news; true once it ended (*code: its exit status). */
 static bool command_events(struct growth *g, struct spawn *sp, struct evreader *er,
 			   int *code)
@@ -1140,7 +1400,11 @@ static bool command_events(struct growth *g, struct spawn *sp, struct evreader *
 		case SPAWN_EV_IMAGE:
 		case SPAWN_EV_MAPPED:
 		case SPAWN_EV_EXITING:
-			if (counts_stacks(g->o)) {
+			if (ev.kind == SPAWN_EV_IMAGE)
+				warn_32bit(g, ev.pid);
+			if (g->um && ev.kind != SPAWN_EV_EXITING)
+				unwind_tables(g, ev.pid);
+			if (shows_call_stacks(g->o)) {
 				/* Its calls so far name their processes' symbols first. */
 				drain(g, er);
 				sym_refresh(g, ev.pid);
@@ -1245,17 +1509,18 @@ int growth_run(const struct mt_options *o)
 			"its system calls cannot be probed (see dmesg)");
 		goto out;
 	}
-	sigfd = stop_signals_fd();
-	if (sigfd < 0) {
-		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
-		goto out;
-	}
 	if (o->cmd_argv) {
 		if (spawn_start(o->cmd_argv, false, &sp, &err)) {
 			fprintf(stderr, PROG ": %s\n", err.msg);
 			goto out;
 		}
 		pid = spawn_pid(sp);
+	}
+	/* After the spawn: the command runs with the mask we were started with. */
+	sigfd = stop_signals_fd();
+	if (sigfd < 0) {
+		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
+		goto out;
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
@@ -1287,6 +1552,14 @@ int growth_run(const struct mt_options *o)
 		cfg.flags |= MEMTRACE_CFG_CGROUP;
 	}
 	ret = device_configure(&dev, &cfg, &err);
+	g->dev = &dev;
+	if (!ret)
+		ret = unwind_setup(g, &dev, pid, &err);
+	/* -c: its image's tables once it exec'd (command_events()). */
+	if (!ret && g->um && o->pid)
+		unwind_tables(g, pid);
+	if (!ret && o->pid)
+		warn_32bit(g, pid);
 	if (!ret && o->mode == MT_MODE_USDT)
 		ret = add_usdt(g, &dev, &err);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -1313,8 +1586,9 @@ int growth_run(const struct mt_options *o)
 	}
 	if (o->by_cgroup)
 		close(cfg.cgroup_fd);
-	if (o->pid && counts_stacks(o))
+	if (o->pid && shows_call_stacks(o))
 		sym_of(g, o->pid, true);
+	g->er = &er;
 	ret = sp ? spawn_exec(sp, &err) : 0;
 	if (ret) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
@@ -1367,9 +1641,19 @@ int growth_run(const struct mt_options *o)
 			if (w == EVREADER_TIMEOUT)
 				break;
 		}
+		/*
+		 * -p sees no dlopen() or exec happen: objects mapped since get
+		 * their tables now, each interval (those handed over before
+		 * are not again); their calls before this were walked without.
+		 */
+		if (g->um && o->pid && !ended && !signalled) {
+			struct mt_err gone;	/* it may have ended since */
+
+			usermode_unwind_process(g->um, &dev, pid, &gone);
+		}
 		if (signalled)
 			break;
-		if (report_mode(o) && !ended)
+		if (interval_reports(o) && !ended)
 			report(g);
 	}
 stop:
@@ -1380,13 +1664,16 @@ stop:
 	/* What the rings still hold was written before the stop. */
 	if (!status && drain(g, &er))
 		status = 1;
-	if (report_mode(o) && !status && (g->printed_at != g->calls || !g->calls || ended))
+	if (interval_reports(o) && !status &&
+	    (g->printed_at != g->calls || !g->calls || ended))
 		report(g);
 	if (o->mode == MT_MODE_USDT && !status)
 		report(g);
 	if (er.map)
 		print_lost(g, &dev, &er);
 	if (evjson_flush(&g->json, o) && !status)
+		status = 1;
+	if (!status && g->write_failed)
 		status = 1;
 	if (!status && sp)
 		status = code;
@@ -1404,6 +1691,7 @@ out:
 	if (g) {
 		for (unsigned int i = 0; i < g->nr_syms; i++)
 			usyms_free(g->syms[i].u);
+		usermode_free(g->um);
 		growth_agg_free(g->agg);
 		growth_files_free(g->files);
 		evjson_close(&g->json);

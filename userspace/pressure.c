@@ -426,7 +426,108 @@ struct pressure {
 	uint64_t kills;
 	const struct evreader *er;	/* --prometheus: its losses */
 	bool prom_failed;		/* --prometheus: a write failed (said once) */
+	/* --oom --folded: each distinct trigger stack, folded, and its kills */
+	char **folds;
+	uint64_t *fold_kills;
+	size_t nr_folds;
+	bool folds_full, folded_failed;
 };
+
+/* Trigger stacks --oom --folded keeps apart: kills are rare, stacks few. */
+#define OOM_FOLDS_MAX	4096
+
+/*
+ * --oom --folded: the trigger's name, then its kernel stack root first,
+ * as one folded line (without its count); NULL out of memory.  A hidden
+ * stack folds as the trigger under "[kernel stack hidden]".
+ */
+static char *oom_fold(const struct memtrace_ev_oom_kill *r, struct ksyms *ks)
+{
+	const uint64_t *frames = (const uint64_t *)(r + 1);
+	char comm[MEMTRACE_COMM_LEN + 1], name[512], text[256];
+	uint32_t nr = r->nr_frames;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&line, &len);
+
+	if (!out)
+		return NULL;
+	pressure_comm(comm, r->trigger_comm);
+	fputs(fmt_frame_name(&(struct rm_frame){ .function = comm }, name, sizeof(name)), out);
+	if (nr > (r->hdr.size - sizeof(*r)) / sizeof(uint64_t))
+		nr = (r->hdr.size - sizeof(*r)) / sizeof(uint64_t);
+	if (!nr)
+		fputs(";[kernel stack hidden]", out);
+	while (nr-- > 0) {
+		struct rm_frame f = { 0 };
+
+		if (ks)
+			ksyms_format(ks, frames[nr], text, sizeof(text));
+		else
+			snprintf(text, sizeof(text), "0x%" PRIx64, (uint64_t)frames[nr]);
+		if (rmodel_parse_frame(text, &f) == 0)
+			fprintf(out, ";%s", fmt_frame_name(&f, name, sizeof(name)));
+		free(f.function);
+		free(f.module);
+		free(f.file);
+	}
+	if (fclose(out)) {
+		free(line);
+		return NULL;
+	}
+	return line;
+}
+
+/* Counts a kill under its trigger stack's folded line. */
+static void oom_count_fold(struct pressure *p, const struct memtrace_ev_oom_kill *r)
+{
+	char *line = oom_fold(r, p->ksyms), **lines;
+	uint64_t *kills;
+
+	for (size_t i = 0; line && i < p->nr_folds; i++)
+		if (!strcmp(p->folds[i], line)) {
+			p->fold_kills[i]++;
+			free(line);
+			return;
+		}
+	lines = line && p->nr_folds < OOM_FOLDS_MAX ?
+		realloc(p->folds, (p->nr_folds + 1) * sizeof(*lines)) : NULL;
+	if (lines)
+		p->folds = lines;
+	kills = lines ? realloc(p->fold_kills, (p->nr_folds + 1) * sizeof(*kills)) : NULL;
+	if (!kills) {
+		if (!p->folds_full)
+			fprintf(stderr, PROG ": --folded: out of room for more OOM trigger stacks\n");
+		p->folds_full = true;
+		free(line);
+		return;
+	}
+	p->fold_kills = kills;
+	p->folds[p->nr_folds] = line;
+	p->fold_kills[p->nr_folds++] = 1;
+}
+
+static int render_folds(FILE *out, const void *ctx, struct mt_err *err)
+{
+	const struct pressure *p = ctx;
+
+	for (size_t i = 0; i < p->nr_folds; i++)
+		fprintf(out, "%s %" PRIu64 "\n", p->folds[i], p->fold_kills[i]);
+	return ferror(out) ? mt_errf(err, EIO, "cannot write the folded stacks") : 0;
+}
+
+/* --oom --folded=FILE: rewritten (atomically) each interval and at the end. */
+static void write_folds(struct pressure *p)
+{
+	struct mt_err err;
+
+	if (!p->o->folded || !p->o->folded_file || !fmt_write_any(p->o->folded_file, p,
+								   render_folds, &err))
+		return;
+	if (!p->folded_failed)
+		fprintf(stderr, PROG ": %s\n", err.msg);
+	p->folded_failed = true;
+}
 
 static time_t wall_of(const struct pressure *p, uint64_t mono_ns)
 {
@@ -473,6 +574,8 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 			evjson_emit(p->json.f, pressure_oom_kill_json(r, hms, named ? path : NULL,
 								      p->ksyms));
 		}
+		if (p->o->folded)
+			oom_count_fold(p, r);
 		p->kills++;
 		break;
 	}
@@ -837,6 +940,7 @@ int pressure_run(const struct mt_options *o)
 		if (signalled)
 			break;
 		write_prom(&p);
+		write_folds(&p);
 	}
 stop:
 	if (dev.tracing && device_stop(&dev, &err) && !status) {
@@ -849,8 +953,12 @@ stop:
 	if (er.map && !status) {
 		totals(&p, &er);
 		write_prom(&p);
+		write_folds(&p);
+		/* --folded on stdout: in place of the text, once, at the end. */
+		if (o->folded && !o->folded_file)
+			render_folds(stdout, &p, &err);
 	}
-	if (p.prom_failed)
+	if (p.prom_failed || p.folded_failed)
 		status = 1;
 	if (evjson_flush(&p.json, o) && !status)
 		status = 1;
@@ -867,5 +975,9 @@ out:
 	free(p.vmscan);
 	free(p.compaction);
 	free(p.migration);
+	for (size_t i = 0; i < p.nr_folds; i++)
+		free(p.folds[i]);
+	free(p.folds);
+	free(p.fold_kills);
 	return status;
 }

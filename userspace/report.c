@@ -93,8 +93,7 @@ void report_blind_str(uint32_t blind, char *buf, size_t len)
 	}
 }
 
-/* How user stacks were walked, and why those that ended early ended. */
-static void report_unwind(FILE *out, const struct memtrace_unwind_stats *u)
+void report_unwind(FILE *out, const struct memtrace_unwind_stats *u)
 {
 	fprintf(out, "Unwind: %u tables (%llu KiB) for %u files; frames %llu by table, "
 		"%llu by frame pointer, %llu signal; stacks ended: %llu outermost, "

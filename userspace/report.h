@@ -82,6 +82,8 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 
 /* "Lost: ..." and "Activity: ..." lines, plus sampling and symbol notes. */
 void report_footer(FILE *out, const struct mt_snapshot *snap, const struct ksyms *ks);
+/* The "Unwind:" line: how user stacks were walked, why those that ended early ended. */
+void report_unwind(FILE *out, const struct memtrace_unwind_stats *u);
 /* What MEMTRACE_BLIND_* bits leave unseen, in words. */
 void report_blind_str(uint32_t blind, char *buf, size_t len);
 

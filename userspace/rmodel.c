@@ -28,8 +28,15 @@ const char *rmodel_mode_name(enum rm_mode mode)
 		return "user-leaks";
 	case RM_SLAB:
 		return "slab";
+	case RM_GROWTH:
+		return "growth";
 	}
 	return "?";
+}
+
+const char *rmodel_name(const struct report_model *m)
+{
+	return m->mode == RM_GROWTH && m->growth_mode ? m->growth_mode : rmodel_mode_name(m->mode);
 }
 
 static char *dup_n(const char *s, size_t n)
@@ -198,6 +205,16 @@ static int add_mapping(struct rm_frame *f, struct usyms *us)
 			ret = -ENOMEM;
 	}
 	free(m);
+	return ret;
+}
+
+int rmodel_add_user_frame(struct rm_stack *st, size_t *cap, uint64_t addr, const char *text,
+			  struct usyms *us)
+{
+	int ret = add_frame(&st->frames, &st->nr_frames, cap, addr, text);
+
+	if (!ret && us)
+		ret = add_mapping(&st->frames[st->nr_frames - 1], us);
 	return ret;
 }
 
@@ -454,6 +471,7 @@ void rmodel_free(struct report_model *m)
 		rmodel_free_frames(m->stacks[i].frames, m->stacks[i].nr_frames);
 		free(m->stacks[i].cache);
 		free(m->stacks[i].note);
+		free(m->stacks[i].comm);
 	}
 	free(m->stacks);
 	m->stacks = NULL;

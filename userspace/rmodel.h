@@ -41,6 +41,10 @@ struct rm_stack {
 	uint64_t total_allocs, total_bytes, frees;
 	struct rm_frame *frames;	/* innermost first */
 	size_t nr_frames;
+	/* RM_GROWTH: the process that made the calls (comm NULL: --ffaults' files). */
+	char *comm;
+	uint32_t pid;
+	uint64_t major;		/* --faults, --ffaults: of count, the major faults */
 };
 
 /* A slab cache's objects in the snapshot (kernel modes), grouped by name. */
@@ -53,6 +57,20 @@ enum rm_mode {
 	RM_KERNEL_LEAKS,
 	RM_USER_LEAKS,
 	RM_SLAB,
+	RM_GROWTH,	/* --brk, --mmap/--shm --stacks, --faults, --ffaults, --usdt */
+};
+
+/*
+ * What a growth mode's stacks count, in rm_stack's fields: bytes and calls
+ * (count) for --brk and --mmap --stacks, calls for --shm --stacks, faults
+ * (count, of them major) for --faults and --ffaults, hits for --usdt.
+ */
+enum rm_counts {
+	RM_COUNTS_HEAP,		/* the leak reports' bytes and allocations */
+	RM_COUNTS_BYTES_CALLS,
+	RM_COUNTS_CALLS,
+	RM_COUNTS_FAULTS,
+	RM_COUNTS_HITS,
 };
 
 struct report_model {
@@ -73,7 +91,29 @@ struct report_model {
 	size_t nr_caches;
 	struct memtrace_loss loss;
 	struct memtrace_activity activity;
+	/*
+	 * RM_GROWTH: the mode as --json names it ("brk", "faults"...), what
+	 * its stacks count, a title for the flame graph, and the session's
+	 * numbers so far (every stack's, not only the -T shown; the text's
+	 * Lost: line and the calls not counted for want of memory).
+	 */
+	const char *growth_mode;
+	enum rm_counts counts;
+	const char *title;
+	uint64_t total_count, total_bytes, total_major;
+	uint64_t lost_events, probe_missed, untracked;
 };
+
+/* The mode's name in every format: rmodel_mode_name(), or a growth mode's own. */
+const char *rmodel_name(const struct report_model *m);
+
+/*
+ * Adds a frame of a process's stack to st: its text as usyms_format()
+ * wrote it, split into parts, with its mapping from us (NULL: none known).
+ * *cap is st->frames' room (0 at first).  Returns 0 or -ENOMEM.
+ */
+int rmodel_add_user_frame(struct rm_stack *st, size_t *cap, uint64_t addr, const char *text,
+			  struct usyms *us);
 
 /*
  * The leak report's model: the stacks report_leaks() prints (the same

@@ -206,6 +206,9 @@ struct session {
 		uint32_t victim_pid;
 		uint64_t ts_ns;
 		char comm[MEMTRACE_COMM_LEN];
+		int snap_ret;		/* 0: snap holds the stacks at the kill */
+		struct mt_snapshot snap;
+		uint64_t read_ns;	/* when its record was read (and snap taken) */
 	} oom_pending[8];
 	unsigned int nr_oom_pending;
 };
@@ -363,12 +366,8 @@ static int write_formats(const struct mt_options *o, const struct mt_snapshot *s
 		ret = fmt_json(stdout, &m);
 	else if (!ret && o->json)
 		ret = fmt_write_file(o->json_file, &m, fmt_json_file, &err);
-	if (!ret && o->pprof_file)
-		ret = fmt_write_file(o->pprof_file, &m, fmt_pprof, &err);
-	if (!ret && o->prometheus_file)
-		ret = fmt_write_file(o->prometheus_file, &m, fmt_prometheus, &err);
-	if (!ret && o->svg_file)
-		ret = fmt_write_file(o->svg_file, &m, fmt_svg, &err);
+	if (!ret)
+		ret = fmt_write_files(o->pprof_file, o->prometheus_file, o->svg_file, &m, &err);
 	if (ret) {
 		/* Standard output's formats set no message: the write failed. */
 		fprintf(stderr, PROG ": %s\n", err.msg[0] ? err.msg : "cannot write the report");
@@ -598,17 +597,40 @@ static int setup(struct session *s, int *exit_code)
 }
 
 /*
- * --oom: the top live stacks of what the session traces, right after the
- * kill r: the victim's own when it is the traced process (the module keeps
- * a traced process's live allocations once it is gone: nothing frees them
- * at a SIGKILL, and its slot is never reused in the session, so the
- * snapshot holds them whether or not the victim has exited yet), else the
- * kernel's with --kernel-leaks (taken when the record is read: the
- * victim's exit may have freed kernel objects by then, and the report says
+ * --oom: the top live stacks of what the session traces at the kill: the
+ * victim's own when it is the traced process (the module keeps a traced
+ * process's live allocations once it is gone: nothing frees them at a
+ * SIGKILL, and its slot is never reused in the session, so the snapshot
+ * holds them whether or not the victim has exited yet), else the
+ * kernel's with --kernel-leaks (taken as the kill's record is read: the
+ * victim's exit may free kernel objects after that, and the report says
  * how long after the kill it was taken).  A kill of another process than
  * the one traced in user mode has no stacks of ours.
  */
-static int oom_stacks(struct session *s, const struct oom_pending *r)
+static bool oom_has_stacks(const struct session *s, uint32_t victim_pid)
+{
+	return !s->target || (int)victim_pid == (int)target_pid(s->target);
+}
+
+/* Printed once the victim's record is (oom_report_pending()). */
+static void oom_take_stacks(struct session *s, struct oom_pending *k)
+{
+	struct mt_err err;
+
+	k->snap_ret = -ENODATA;
+	if (!oom_has_stacks(s, k->victim_pid))
+		return;
+	/* Every live allocation, whatever its age: what the victim held. */
+	k->snap_ret = take_snapshot(s, 0, 0, &k->snap);
+	if (k->snap_ret)
+		return;
+	if (s->target)
+		target_snapshot(s->target, &k->snap.hdr.target, PROG);
+	else
+		ksyms_refresh(s->ksyms, &err);
+}
+
+static int oom_print_stacks(struct session *s, struct oom_pending *k)
 {
 	const struct mt_options *o = s->o;
 	struct report_ctx ctx = {
@@ -617,38 +639,26 @@ static int oom_stacks(struct session *s, const struct oom_pending *r)
 	};
 	char title[160], comm[MEMTRACE_COMM_LEN + 1];
 	struct stack_total *totals = NULL;
-	struct mt_snapshot snap;
-	struct mt_err err;
 	size_t nr_totals = 0;
 	uint64_t after_us;
 	int ret;
 
-	if (s->target && (int)r->victim_pid != (int)target_pid(s->target))
-		return 0;
-	/* Every live allocation, whatever its age: what the victim held. */
-	ret = take_snapshot(s, 0, 0, &snap);
-	if (ret)
-		return ret;
-	if (s->target)
-		target_snapshot(s->target, &snap.hdr.target, PROG);
-	else
-		ksyms_refresh(s->ksyms, &err);
-	pressure_comm(comm, r->comm);
-	after_us = snap.hdr.now_ns > r->ts_ns ? (snap.hdr.now_ns - r->ts_ns) / 1000 : 0;
+	fputc('\n', stdout);
+	pressure_comm(comm, k->comm);
+	after_us = k->snap.hdr.now_ns > k->ts_ns ? (k->snap.hdr.now_ns - k->ts_ns) / 1000 : 0;
 	if (s->target)
 		snprintf(title, sizeof(title), "Top %u stacks of pid %u (\"%s\") at its OOM kill:",
-			 o->top, r->victim_pid, comm);
+			 o->top, k->victim_pid, comm);
 	else
 		snprintf(title, sizeof(title), "Top %u kernel stacks at the OOM kill of pid %u "
 			 "(\"%s\"), %" PRIu64 ".%03" PRIu64 " ms after it:", o->top,
-			 r->victim_pid, comm, after_us / 1000, after_us % 1000);
+			 k->victim_pid, comm, after_us / 1000, after_us % 1000);
 	ctx.title = title;
 	timestamp(ctx.timestamp, sizeof(ctx.timestamp));
-	ret = aggregate_by_stack(&snap, report_kind_mask(o), &totals, &nr_totals);
+	ret = aggregate_by_stack(&k->snap, report_kind_mask(o), &totals, &nr_totals);
 	if (!ret)
-		ret = report_leaks(stdout, &snap, totals, nr_totals, &ctx);
+		ret = report_leaks(stdout, &k->snap, totals, nr_totals, &ctx);
 	free(totals);
-	snapshot_free(&snap);
 	if (ret)
 		fprintf(stderr, PROG ": %s\n", strerror(-ret));
 	return ret;
@@ -662,14 +672,36 @@ static void oom_report_pending(struct session *s, unsigned int i)
 	s->nr_oom_pending--;
 	memmove(&s->oom_pending[i], &s->oom_pending[i + 1],
 		(s->nr_oom_pending - i) * sizeof(k));
-	fputc('\n', stdout);
 	/*
 	 * The snapshot and its copies are taken while memory is short: if
 	 * they fail, say so and go on tracing; the next kill may fare better.
 	 */
-	if (oom_stacks(s, &k))
+	if (oom_has_stacks(s, k.victim_pid) && (k.snap_ret || oom_print_stacks(s, &k)))
 		fprintf(stderr, PROG ": the stacks at the OOM kill of pid %u were not reported\n",
 			k.victim_pid);
+	if (!k.snap_ret)
+		snapshot_free(&k.snap);
+}
+
+/*
+ * How long a kill's stacks wait for its victim's record before they print.
+ * The kernel writes its OOM report to the console between the two: on a
+ * slow serial console that alone takes hundreds of milliseconds.
+ */
+#define OOM_VICTIM_WAIT_NS	(2000 * 1000 * 1000ULL)
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+}
+
+/* From when the reader had the kill, not the kernel's kill: a slow snapshot waits no less. */
+static bool oom_victim_overdue(const struct oom_pending *k)
+{
+	return monotonic_ns() > k->read_ns + OOM_VICTIM_WAIT_NS;
 }
 
 /* A record from the event rings: a -t line, or (--oom) a kill and its victim. */
@@ -688,6 +720,7 @@ static void on_ring_record(void *ctx, const struct memtrace_ev_hdr *h)
 	case MEMTRACE_EVT_OOM_KILL: {
 		const struct memtrace_ev_oom_kill *r = (const void *)h;
 		time_t when = (time_t)(((int64_t)r->ts_ns + s->mono_to_real_ns) / 1000000000LL);
+		struct oom_pending *k;
 		char path[4096];
 		bool named = false;
 
@@ -698,10 +731,12 @@ static void on_ring_record(void *ctx, const struct memtrace_ev_hdr *h)
 		pressure_print_oom_kill(stdout, r, when, named ? path : NULL, s->ksyms);
 		if (s->nr_oom_pending == MT_ARRAY_SIZE(s->oom_pending))
 			oom_report_pending(s, 0);
-		s->oom_pending[s->nr_oom_pending].victim_pid = r->victim_pid;
-		s->oom_pending[s->nr_oom_pending].ts_ns = r->ts_ns;
-		memcpy(s->oom_pending[s->nr_oom_pending].comm, r->victim_comm, MEMTRACE_COMM_LEN);
-		s->nr_oom_pending++;
+		k = &s->oom_pending[s->nr_oom_pending++];
+		k->victim_pid = r->victim_pid;
+		k->ts_ns = r->ts_ns;
+		memcpy(k->comm, r->victim_comm, MEMTRACE_COMM_LEN);
+		oom_take_stacks(s, k);
+		k->read_ns = monotonic_ns();
 		break;
 	}
 	case MEMTRACE_EVT_OOM_VICTIM: {
@@ -738,8 +773,14 @@ static int drain_trace(struct session *s, bool final)
 	if (s->er.map) {
 		int ret = evreader_drain_ordered(&s->er, final, on_ring_record, s, &err);
 
-		/* A victim not marked (yet), or a failed drain: its stacks all the same, now. */
-		while (s->nr_oom_pending)
+		/*
+		 * A kill's stacks (taken as its record was read) follow its
+		 * victim's record, which may come in a later drain.  A victim
+		 * not marked within OOM_VICTIM_WAIT_NS, the session's end or a
+		 * failed drain: the stacks all the same, now.
+		 */
+		while (s->nr_oom_pending &&
+		       (final || ret || oom_victim_overdue(&s->oom_pending[0])))
 			oom_report_pending(s, 0);
 		if (ret) {
 			fprintf(stderr, PROG ": %s\n", err.msg);
@@ -876,6 +917,14 @@ stop:
 	if (status == 0 && s.target && target_exit_code(s.target, &exit_code))
 		status = exit_code;
 out:
+	/* Kills a failed session never reported. */
+	for (unsigned int i = 0; i < s.nr_oom_pending; i++) {
+		if (oom_has_stacks(&s, s.oom_pending[i].victim_pid))
+			fprintf(stderr, PROG ": the stacks at the OOM kill of pid %u were not "
+				"reported\n", s.oom_pending[i].victim_pid);
+		if (!s.oom_pending[i].snap_ret)
+			snapshot_free(&s.oom_pending[i].snap);
+	}
 	evreader_close(&s.er);
 	device_close(&s.dev);
 	target_close(s.target, PROG);

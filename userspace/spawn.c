@@ -62,6 +62,7 @@ struct tracee {
 	bool stepping;		/* single-stepping over the breakpoint's instruction */
 	bool hw_pending;	/* arm the hardware breakpoint once past the held instruction */
 	bool hw_stepping;	/* single-stepping past it to arm it */
+	bool hw_early;		/* armed before that instruction ran: its trap is no dlopen */
 	bool hw_set;		/* the hardware breakpoint is armed */
 	struct loader_hook hook;
 	long saved;		/* the word the breakpoint replaced */
@@ -216,7 +217,7 @@ static void hw_disarm(struct tracee *t)
 {
 	if (t->hw_set)
 		hw_write(t, 0, 0);
-	t->hw_pending = t->hw_stepping = false;
+	t->hw_pending = t->hw_stepping = t->hw_early = false;
 }
 
 /* The stop is the hardware breakpoint's trap (not a SIGTRAP of the program's). */
@@ -245,8 +246,15 @@ static void resume(struct tracee *t, int sig)
 		t->hw_stepping = false;
 		hw_arm(t);
 	} else if (t->hw_pending || t->hw_stepping) {
-		/* A signal first: armed now, its first trap may be a spurious hold. */
+		/*
+		 * A signal first: armed now, while the tracee may still be at
+		 * the held instruction, so the watch's first trap may be that
+		 * instruction's.  on_trap() lets it pass: a real dlopen() or
+		 * dlclose() traps twice (RT_ADD/RT_DELETE, then RT_CONSISTENT),
+		 * and only the second is held.
+		 */
 		t->hw_pending = t->hw_stepping = false;
+		t->hw_early = true;
 		hw_arm(t);
 	}
 	ptrace(PTRACE_CONT, t->pid, NULL, (void *)(long)sig);
@@ -267,6 +275,7 @@ static void on_exec(struct spawn *s, struct tracee *t)
 
 	/* An exec clears the debug registers. */
 	t->bp_set = t->stepping = t->hw_pending = t->hw_stepping = t->hw_set = false;
+	t->hw_early = false;
 	if (loader_find(t->pid, &t->hook, &ignored) == 0 && bp_insert(t) == 0)
 		resume(t, 0);
 	else
@@ -286,6 +295,11 @@ static bool on_trap(struct spawn *s, struct tracee *t)
 		return true;
 	}
 	if (hw_trapped(t)) {
+		if (t->hw_early) {
+			t->hw_early = false;
+			ptrace(PTRACE_CONT, t->pid, NULL, NULL);
+			return true;
+		}
 		/* A dlopen() or dlclose() of the traced thread: hold it once they are done. */
 		errno = 0;
 		state = t->hook.r_state ?
@@ -554,7 +568,7 @@ int spawn_start(char *const argv[], bool follow_forks, struct spawn **out,
 		struct mt_err *err)
 {
 	struct spawn *s = calloc(1, sizeof(*s));
-	sigset_t chld;
+	sigset_t chld, all, caller_mask;
 	int ret;
 
 	if (!s)
@@ -577,7 +591,16 @@ int spawn_start(char *const argv[], bool follow_forks, struct spawn **out,
 		spawn_free(s);
 		return ret;
 	}
+	/*
+	 * The tracer thread blocks every signal: one sent to the process
+	 * (Ctrl+C, kill) is the caller's to take, by its own signalfd or
+	 * handler; a thread that did not block it could end the process by
+	 * its default action first.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &caller_mask);
 	ret = pthread_create(&s->thread, NULL, tracer_main, s);
+	pthread_sigmask(SIG_SETMASK, &caller_mask, NULL);
 	if (ret) {
 		ret = mt_errf(err, ret, "cannot start the tracer thread: %s", strerror(ret));
 		spawn_free(s);

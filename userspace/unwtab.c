@@ -8,7 +8,8 @@
  * DWARF here.  A range no FDE covers becomes a MEMTRACE_UNW_CFA_NONE row
  * (the module then tries frame pointers); a rule a row cannot express (a
  * DWARF expression) becomes MEMTRACE_UNW_CFA_BAD (the stack ends there,
- * counted).  Adjacent ranges with equal rules are merged.
+ * counted), but for a lazy PLT's, whose entries are written out (two rows
+ * an entry).  Adjacent ranges with equal rules are merged.
  */
 #include "unwtab.h"
 
@@ -77,8 +78,40 @@ static bool in_bounds(int64_t off)
 	return off > -MEMTRACE_UNW_MAX_CFA_OFF && off < MEMTRACE_UNW_MAX_CFA_OFF;
 }
 
-/* The row of one frame state. */
-static void frame_row(Dwarf_Frame *frame, bool signal, struct memtrace_unwind_row *r)
+/*
+ * A lazy PLT's entries (binutils' .plt FDE): CFA = rsp + 8, + 8 more once
+ * the entry has pushed its index, at byte K of each 16-byte entry:
+ * DW_OP_breg7 8; DW_OP_breg16 0; DW_OP_lit15; DW_OP_and; DW_OP_litK;
+ * DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus.  K (1..15), or 0 if the
+ * expression is not that one.
+ */
+static unsigned int plt_split(const Dwarf_Op *ops, size_t nops)
+{
+	static const uint8_t shape[] = {
+		DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0, DW_OP_ge, DW_OP_lit3,
+		DW_OP_shl, DW_OP_plus,
+	};
+	unsigned int k;
+
+	if (nops != sizeof(shape))
+		return 0;
+	for (size_t i = 0; i < nops; i++)
+		if (shape[i] && ops[i].atom != shape[i])
+			return 0;
+	if (ops[0].number != 8 || ops[1].number != 0 || ops[4].atom < DW_OP_lit1 ||
+	    ops[4].atom > DW_OP_lit15)
+		return 0;
+	k = ops[4].atom - DW_OP_lit0;
+	return k;
+}
+
+/*
+ * The row of one frame state.  *plt: the split of a lazy PLT's entries
+ * (plt_split()) where the CFA is its expression, else 0; the row is then
+ * an entry's first part's (CFA = rsp + 8).
+ */
+static void frame_row(Dwarf_Frame *frame, bool signal, struct memtrace_unwind_row *r,
+		      unsigned int *plt)
 {
 	Dwarf_Op ops_mem[3], *ops;
 	uint8_t cfa_reg;
@@ -100,7 +133,15 @@ static void frame_row(Dwarf_Frame *frame, bool signal, struct memtrace_unwind_ro
 	if (!cfa_relative(ops, nops, &off) || off >= 0 || off % 8 || !in_bounds(off))
 		return;
 	r->ra_off = (int16_t)off;
-	if (dwarf_frame_cfa(frame, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx)
+	*plt = 0;
+	if (dwarf_frame_cfa(frame, &ops, &nops) != 0)
+		return;
+	if (off == -8 && (*plt = plt_split(ops, nops)) != 0) {
+		r->cfa_reg = MEMTRACE_UNW_CFA_RSP;
+		r->cfa_off = 8;
+		return;
+	}
+	if (nops != 1 || ops[0].atom != DW_OP_bregx)
 		return;
 	off = (int64_t)ops[0].number2;
 	if (off <= 0 || off >= MEMTRACE_UNW_MAX_CFA_OFF)
@@ -134,6 +175,29 @@ static Dwarf_Frame *frame_at(Dwarf_CFI *eh, Dwarf_CFI *dbg, Dwarf_Addr addr)
 	return NULL;
 }
 
+/*
+ * A lazy PLT's range [a, end) at file offset off: per 16-byte entry (by
+ * address, as the expression tests rip), CFA = rsp + 8 up to byte k,
+ * rsp + 16 from there.  first: the rsp + 8 row.
+ */
+static int plt_rows(struct unwtab *t, const struct memtrace_unwind_row *first, unsigned int k,
+		    GElf_Addr a, GElf_Addr end, GElf_Off off)
+{
+	struct memtrace_unwind_row r = *first;
+	int ret = 0;
+
+	for (GElf_Addr x = a; x < end && !ret;) {
+		GElf_Addr entry = x & ~(GElf_Addr)15, next = entry + 16;
+		bool pushed = x >= entry + k;
+
+		r.start = (uint32_t)(off + (x - a));
+		r.cfa_off = pushed ? 16 : 8;
+		ret = push_row(t, &r);
+		x = pushed ? next : entry + k;
+	}
+	return ret;
+}
+
 /* The rows of one code section [addr, end), at file offset off. */
 static int section_rows(struct unwtab *t, Dwarf_CFI *eh, Dwarf_CFI *dbg, GElf_Addr addr,
 			GElf_Addr end, GElf_Off off)
@@ -145,6 +209,7 @@ static int section_rows(struct unwtab *t, Dwarf_CFI *eh, Dwarf_CFI *dbg, GElf_Ad
 		struct memtrace_unwind_row r = { .start = (uint32_t)(off + (a - addr)) };
 		Dwarf_Frame *f = frame_at(eh, dbg, a);
 		Dwarf_Addr fstart, fend;
+		unsigned int plt = 0;
 		bool signal = false;
 
 		if (!f) {
@@ -156,10 +221,15 @@ static int section_rows(struct unwtab *t, Dwarf_CFI *eh, Dwarf_CFI *dbg, GElf_Ad
 		}
 		if (dwarf_frame_info(f, &fstart, &fend, &signal) < 0 || fend <= a)
 			fend = a + 1;
-		frame_row(f, signal, &r);
+		frame_row(f, signal, &r, &plt);
 		free(f);
 		if (fend > end)
 			fend = end;
+		if (plt) {
+			ret = plt_rows(t, &r, plt, a, fend, off + (a - addr));
+			a = fend;
+			continue;
+		}
 		if (r.cfa_reg == MEMTRACE_UNW_CFA_RBP)
 			t->bytes_rbp += fend - a;
 		else if (r.cfa_reg == MEMTRACE_UNW_CFA_RSP && r.cfa_off > 8)

@@ -507,3 +507,17 @@ int usermode_probe_mapped(struct usermode *um, struct mt_device *d, int pid, str
 {
 	return probe_mapped(um, d, pid, false, false, err);
 }
+
+int usermode_unwind_process(struct usermode *um, struct mt_device *d, int pid,
+			    struct mt_err *err)
+{
+	struct mapped_object *maps = NULL;
+	size_t nr_maps = 0;
+	int ret;
+
+	ret = procmaps_read(pid, &maps, &nr_maps, err);
+	if (!ret)
+		unwind_image(um, d, maps, nr_maps);
+	free(maps);
+	return ret;
+}

@@ -61,6 +61,16 @@ int usermode_set_unwind(struct usermode *um, int mode, const struct mt_device *d
 			struct mt_err *err);
 
 /*
+ * The unwind tables of the code pid maps now, none probed (the growth
+ * modes, whose stacks the module walks at system calls and faults):
+ * objects given a table before are not handed over again.  Returns 0, or
+ * -errno with err set if pid's mappings cannot be read; a table the
+ * module refuses is said once on stderr, not an error.
+ */
+int usermode_unwind_process(struct usermode *um, struct mt_device *d, int pid,
+			    struct mt_err *err);
+
+/*
  * How allocators' returns are seen (MT_RETURNS_*): by probes on their ret
  * instructions where the module has them and disassembly allows, else
  * return probes; verbose says on stderr which each function got.

@@ -58,6 +58,38 @@ $RUN memtrace-read -c "sh -c 'exit 4'" >/tmp/st.out 2>&1
 check_eq "-c \"sh -c 'exit 4'\": quotes keep 'exit 4' one word; exits 4" 4 "$?"
 $RUN memtrace-read -c 'sh -c "kill -KILL \$\$"' >/tmp/st.out 2>&1
 check_eq "a command killed by SIGKILL: memtrace-read exits 137, as a shell would" 137 "$?"
+# The command's blocked signals are memtrace-read's starting ones (this
+# shell's): not the SIGINT and SIGTERM it takes through a signalfd, nor the
+# SIGCHLD its tracer thread does.
+MASK=$(grep '^SigBlk' /proc/$$/status)
+for mode in "" --brk --mmap; do
+	rm -f /tmp/mask.out
+	$RUN memtrace-read $mode -- sh -c 'grep "^SigBlk" /proc/$$/status >/tmp/mask.out' \
+		>/tmp/st.out 2>&1
+	check_eq "memtrace-read ${mode:-(leaks)} -- CMD: the command blocks the signals memtrace-read's caller does" \
+		"$MASK" "$(cat /tmp/mask.out 2>&1)"
+done
+# kill (SIGTERM; Ctrl+C's SIGINT takes the same path) ends the reader's
+# session as usual, exit 0 and the command let go untraced, whichever of
+# the reader's threads the kernel hands the signal to.
+for mode in "" --brk; do
+	rm -f /tmp/int.pid
+	$RUN memtrace-read $mode -- sh -c 'echo $$ >/tmp/int.pid; exec sleep 300' \
+		>/tmp/int.out 2>&1 &
+	R=$!
+	if wait_for 60 test -s /tmp/int.pid; then
+		C=$(cat /tmp/int.pid)
+		kill -TERM "$R"
+		wait "$R"
+		check_eq "memtrace-read ${mode:-(leaks)} -- CMD, SIGTERM to the reader: exits 0" 0 "$?"
+		check_eq "... and lets the command go on, untraced" "TracerPid:	0" \
+			"$(grep '^TracerPid' "/proc/$C/status" 2>&1)"
+		kill -KILL "$C" 2>/dev/null
+	else
+		not_ok "memtrace-read ${mode:-(leaks)} -- CMD runs the command" "$(cat /tmp/int.out)"
+		kill -KILL "$R" 2>/dev/null
+	fi
+done
 $RUN memtrace-read -- /nonexistent/prog >/tmp/st.out 2>&1
 rc=$?
 if [ "$rc" = 127 ] && grep -q "cannot run '/nonexistent/prog'" /tmp/st.out; then

@@ -16,13 +16,10 @@
 # mtt-timeout: 400
 . "${0%/*}/lib.sh"
 
-SCALE=${MTT_TIMEOUT_SCALE:-1}
-
 if ! load_memtrace; then
 	not_ok "load memtrace.ko"
 	exit 1
 fi
-
 
 # chain_re BYTES COUNT BINARY FUNC...: ERE of a stack whose frames begin with FUNC...
 chain_re() {
@@ -35,19 +32,10 @@ chain_re() {
 	printf '%s\n' "$_re( ;; |\$)"
 }
 
-# run NAME ARGS...: memtrace-read ARGS into /tmp/NAME.out; exit status 0.
-run() {
-	_n=$1
-	shift
-	timeout -s KILL $((120 * SCALE)) memtrace-read "$@" >"/tmp/$_n.out" 2>&1
-	check_eq "$_n: memtrace-read $* exits 0" 0 "$?" ||
-		diag "$(tail -n 20 "/tmp/$_n.out")"
-}
-
 klog_before=$(dmesg | wc -l)
 
 # --- a. no frame pointers: tables for every object, none walked by rbp ----
-run nofp-cfi --unwind=cfi -c /usr/bin/cfileak-nofp
+run_read nofp-cfi --unwind=cfi -c /usr/bin/cfileak-nofp
 OUT=/tmp/nofp-cfi.out
 check_match "nofp, --unwind=cfi: 777 bytes in 7 from level3 <- level2 <- level1 <- main" \
 	"$(chain_re 777 7 cfileak-nofp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
@@ -62,20 +50,20 @@ check_match "nofp, --unwind=cfi: tables loaded (executable, libc, loader)" '^[3-
 	"$(grep '^Unwind:' "$OUT" | tail -n 1 | sed -n -E 's/.* for ([0-9]+) files.*/\1/p')"
 
 # auto (the default): the program has no frame pointers, so it gets a table.
-run nofp-auto -c /usr/bin/cfileak-nofp
+run_read nofp-auto -c /usr/bin/cfileak-nofp
 OUT=/tmp/nofp-auto.out
 check_match "nofp, auto: the same full stack" \
 	"$(chain_re 777 7 cfileak-nofp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
 check_eq "nofp, auto: no frame found by frame pointer" 0 "$(unwind_count "$OUT" 'by frame pointer')"
 
 # fp: what the tables are for (diagnostic only: what rbp holds is chance).
-run nofp-fp --unwind=fp -c /usr/bin/cfileak-nofp
+run_read nofp-fp --unwind=fp -c /usr/bin/cfileak-nofp
 diag "nofp, --unwind=fp: $(last_report_stacks /tmp/nofp-fp.out | grep '777 bytes' | cut -c1-200)"
 check_eq "nofp, --unwind=fp: no table loaded" 0 "$(grep '^Unwind:' /tmp/nofp-fp.out | tail -n 1 |
 	sed -n -E 's/^Unwind: ([0-9]+) tables.*/\1/p')"
 
 # --- a. frame pointers: auto walks the program by rbp, libc by table -------
-run fp-auto -c /usr/bin/cfileak-fp
+run_read fp-auto -c /usr/bin/cfileak-fp
 OUT=/tmp/fp-auto.out
 check_match "fp, auto: 777 bytes in 7 from level3 <- level2 <- level1 <- main" \
 	"$(chain_re 777 7 cfileak-fp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
@@ -83,7 +71,7 @@ diag "$(grep '^Unwind:' "$OUT" | tail -n 1)"
 check_match "fp, auto: the program's frames found by frame pointer" '^[1-9]' \
 	"$(unwind_count "$OUT" 'by frame pointer')"
 check_match "fp, auto: libc's frames found by table" '^[1-9]' "$(unwind_count "$OUT" 'by table')"
-run fp-cfi --unwind=cfi -c /usr/bin/cfileak-fp
+run_read fp-cfi --unwind=cfi -c /usr/bin/cfileak-fp
 OUT=/tmp/fp-cfi.out
 check_match "fp, --unwind=cfi: the same full stack" \
 	"$(chain_re 777 7 cfileak-fp level3 level2 level1 main)" "$(last_report_stacks "$OUT")"
@@ -110,7 +98,7 @@ vg_stacks() {
 }
 if memcheck /tmp/vg-cxxchain.log "--leak-check=full --show-leak-kinds=all --num-callers=40" \
 	/usr/bin/cxxchain >/dev/null 2>&1; then
-	run cxxchain -c /usr/bin/cxxchain
+	run_read cxxchain -c /usr/bin/cxxchain
 	vg_stacks /tmp/vg-cxxchain.log >/tmp/vg-cxxchain.stacks
 	diag "$(grep '^Unwind:' /tmp/cxxchain.out | tail -n 1)"
 	for what in "101 std::string's buffer: _M_construct in libstdc++, from make_string" \
@@ -141,7 +129,7 @@ else
 fi
 
 # --- c. hostile stacks ------------------------------------------------------
-run deep --unwind=cfi -c "/usr/bin/cfileak-nofp deep 1000"
+run_read deep --unwind=cfi -c "/usr/bin/cfileak-nofp deep 1000"
 OUT=/tmp/deep.out
 stack=$(last_report_stacks "$OUT" | grep '222 bytes in 1 allocation')
 check_match "deep 1000: the stack's frames are recurse's" \
@@ -150,7 +138,7 @@ frames=$(printf '%s\n' "$stack" | awk -F' ;; ' '{ print NF - 1 }')
 check_eq "deep 1000: the stack is cut at the deepest stack kept (64 frames)" 64 "$frames"
 check_eq "deep 1000: no fault" 0 "$(unwind_count "$OUT" fault)"
 
-run badstack --unwind=cfi -c "/usr/bin/cfileak-nofp badstack"
+run_read badstack --unwind=cfi -c "/usr/bin/cfileak-nofp badstack"
 OUT=/tmp/badstack.out
 check_match "badstack: 333 bytes from malloc_on, the stack ending there" \
 	"^[[:space:]]*333 bytes in 1 allocations? from stack[^;]* ;; $(fr malloc_on cfileak-nofp)\$" \
@@ -159,7 +147,7 @@ check_eq "badstack: the read of the unmapped frame is a counted fault" 1 "$(unwi
 
 # --- a signal handler's allocation: through the signal frame ---------------
 # (Memcheck is no oracle here: its own signal trampoline ends its stacks.)
-run signal --unwind=cfi -c "/usr/bin/cfileak-nofp signal"
+run_read signal --unwind=cfi -c "/usr/bin/cfileak-nofp signal"
 OUT=/tmp/signal.out
 check_match "signal: 444 bytes from on_signal <- the trampoline <- spin <- main" \
 	"^[[:space:]]*444 bytes in 1 allocations? from stack[^;]* ;; $(fr on_signal cfileak-nofp) ;; [^;]*\\[libc[^]]*\\] ;; $(fr spin cfileak-nofp)( ;; [^;]* \\(inlined\\))* ;; $(fr main cfileak-nofp)( ;; |\$)" \

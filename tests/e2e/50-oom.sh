@@ -10,6 +10,16 @@
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
+# stacks_after_victim FILE PID TITLE: the stacks' TITLE line comes after the
+# victim's "killed process PID" line, with exactly one blank line between.
+stacks_after_victim() {
+	awk -v pid="$2" -v t="$3" '
+		index($0, "killed process " pid " (") { k = NR }
+		index($0, t) && !s { s = NR; blank = (prev == "") }
+		{ prev = $0 }
+		END { exit !(k && s > k && blank) }' "$1"
+}
+
 if ! load_memtrace; then
 	not_ok "load memtrace.ko"
 	exit 0
@@ -207,6 +217,8 @@ if new_memcg mtoomp 16M; then
 				'index($0, t) { f = 1 } f { print } f && /^$/ { exit }' "$OUT3" >/tmp/oom-p.stacks
 			check_eq "--oom -p: one report of the victim's stacks at its kill" 1 \
 				"$(grep -c '^\[[0-9:]*\] Top [0-9]* stacks of pid' "$OUT3")"
+			check "--oom -p: the stacks follow the victim's \"killed process\" line" \
+				stacks_after_victim "$OUT3" "$UL" "stacks of pid $UL "
 			check_userleak_stacks "--oom -p, at the kill (read after the victim was reaped)" \
 				/tmp/oom-p.stacks
 			check_userleak_stacks "--oom -p, in use at exit" "$OUT3"
@@ -246,6 +258,8 @@ if new_memcg mtoom 16M; then
 		check_match "--kernel-leaks --oom: the kernel's top stacks follow it, with the time since the kill" \
 			"^\\[[0-9:]+\\] Top 10 kernel stacks at the OOM kill of pid $HOG \\(\"dd\"\\), [0-9]+\\.[0-9]{3} ms after it:" \
 			"$(cat /tmp/oom-k.stacks)"
+		check "--kernel-leaks --oom: the stacks follow the victim's \"killed process\" line" \
+			stacks_after_victim "$OUT4" "$HOG" "kernel stacks at the OOM kill of pid $HOG "
 		check_match "--kernel-leaks --oom: ... symbolized kernel stacks" \
 			"^		[a-z_0-9.]+\\+0x[0-9a-f]+ \\[kernel\\]" "$(cat /tmp/oom-k.stacks)"
 	else

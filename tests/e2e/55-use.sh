@@ -205,6 +205,9 @@ if [ -n "$psi0" ]; then
 		"$(prom 'memtrace_psi_stall_seconds_total{kind="some"}')"
 fi
 
+check "--use --json: every record valid against docs/memtrace-report.schema.json" \
+	python3 /data/validate-json.py /data/memtrace-report.schema.json "$J"
+
 # The last record, for a look and for the host's schema check (part of
 # userspace/tests/fixtures/events-guest.jsonl), in 150-column pieces.
 diag "use JSON, folded at 150 columns:"

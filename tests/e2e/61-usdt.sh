@@ -110,9 +110,34 @@ elif what == "types":
     print(" ".join(r["type"] for r in recs))
 PY
 usdt_ev() { python3 /tmp/usdt-ev.py "$@" 2>&1; }
-memtrace-read --usdt "$BIN:memtrace_test:plain" --json=/tmp/usdt.json -- usdtprog $N \
-	>/tmp/usdt-j.out 2>&1
-check_eq "--usdt --json=FILE: the command's exit status" 0 "$?" || diag "$(cat /tmp/usdt-j.out)"
+memtrace-read --usdt "$BIN:memtrace_test:plain" --json=/tmp/usdt.json --pprof /tmp/usdt.pb.gz \
+	--prometheus /tmp/usdt.prom --svg /tmp/usdt.svg -- usdtprog $N >/tmp/usdt-j.out 2>&1
+check_eq "--usdt --json=FILE --pprof --prometheus --svg: the command's exit status" 0 "$?" ||
+	diag "$(cat /tmp/usdt-j.out)"
+check "--usdt --json: every record valid against docs/memtrace-report.schema.json" \
+	python3 /data/validate-json.py /data/memtrace-report.schema.json /tmp/usdt.json
+# The other formats: the $N hits from hit_plain < run_loop < main, read by
+# their consumers (go tool pprof, promtool; the flame graph's boxes).
+PPROF=$(ls /usr/lib/go-*/pkg/tool/linux_amd64/pprof 2>/dev/null | head -n 1)
+if [ -z "$PPROF" ]; then
+	not_ok "--usdt --pprof: go tool pprof's binary in the guest (tests/e2e/host-files.list)"
+else
+	out=$(HOME=/tmp "$PPROF" -top -symbolize=none /tmp/usdt.pb.gz 2>&1)
+	check_match "--usdt --pprof: go tool pprof -top: the $N hits, all in hit_plain" \
+		"^ +$N +100% +100% +$N +100% +hit_plain\$" "$out"
+	check_match "--usdt --pprof: go tool pprof reads the sample type, hits" \
+		'^Type: hits$' "$out"
+fi
+check "--usdt --prometheus: promtool check metrics accepts the file" \
+	sh -c "promtool check metrics </tmp/usdt.prom"
+check_eq "--usdt --prometheus: the top stack's hits by rank and functions, the total" \
+	"memtrace_growth_stack_hits{mode=\"usdt\",rank=\"1\",functions=\"hit_plain;run_loop;main\"} $N
+memtrace_usdt_hits_total{mode=\"usdt\"} $N" \
+	"$(grep -E '^memtrace_(growth_stack_hits|usdt_hits_total)\{' /tmp/usdt.prom)"
+check_match "--usdt --svg: the flame graph's root holds the $N hits" \
+	"<title>all \\($N hits, 100\\.00%\\)</title>" "$(cat /tmp/usdt.svg)"
+check_match "--usdt --svg: hit_plain's box, with the $N hits" \
+	"<title>hit_plain \\($N hits, 100\\.00%\\)</title>" "$(cat /tmp/usdt.svg)"
 check_eq "--usdt --json: a record per hit: the text line's time, task, probe, arguments" \
 	"$(awk '$1 ~ /^[0-9]+\.[0-9]+$/ && $5 == "memtrace_test:plain"' /tmp/usdt-j.out |
 	   tr -s ' ')" "$(usdt_ev /tmp/usdt.json hits)"

@@ -238,5 +238,13 @@ if check "load memtrace_leaker.ko" insmod /memtrace/memtrace_leaker.ko; then
 		'^Lost: ' "$out"
 	rmmod memtrace_leaker
 fi
+# The live JSON reports of both modes, valid against the documented schema
+# (python3-jsonschema; one run: python starts slowly here).
+files=
+for f in /tmp/fmt-user/report.json /tmp/fmt-kernel/report.json; do
+	[ -s "$f" ] && files="$files $f"
+done
+check "--json's live reports (user and kernel mode) valid against docs/memtrace-report.schema.json" \
+	python3 /data/validate-json.py /data/memtrace-report.schema.json $files
 unload_memtrace
 exit 0

@@ -225,9 +225,123 @@ check_prom() {
 	check_eq "--$1 --prometheus: no FILE.tmp left behind" "" "$(ls "$D/$1.prom.tmp" 2>/dev/null)"
 }
 
+# gf.py JSON PROM MODE want|got: a growth mode's metrics, as its JSON (the
+# last report, the totals) has them, or as its --prometheus file has them:
+# the top stacks by rank (their functions left out), the counters, the losses.
+cat >"$D/gf.py" <<'EOF3'
+import json, re, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+mode, which = sys.argv[3], sys.argv[4]
+T = [r for r in recs if r["type"] == "totals"][-1]
+want = []
+def w(k, v):
+    want.append((k, str(v)))
+def ranked(metric, values):
+    for i, v in enumerate(values[:20], 1):
+        w('%s{rank="%d"}' % (metric, i), v)
+    w(metric + " series", len(values[:20]))
+untracked = 0
+if mode == "shm":
+    calls = sum(1 for r in recs if r["type"].startswith("shm"))
+    w("memtrace_growth_calls_total", calls)
+    w("memtrace_growth_stack_calls sum", calls)
+else:
+    R = [r for r in recs if r["type"] == "report"][-1]
+    untracked = R["untracked"]
+    if mode in ("brk", "mmap"):
+        ranked("memtrace_growth_stack_bytes", [s["bytes"] for s in R["stacks"]])
+        ranked("memtrace_growth_stack_calls", [s["calls"] for s in R["stacks"]])
+        w("memtrace_growth_calls_total", R["calls"])
+        w("memtrace_growth_bytes_total", sum(s["bytes"] for s in R["stacks"]))
+    else:
+        if mode == "faults":
+            rows = [(s["calls"], s["major"]) for s in R["stacks"]]
+            total = R["calls"]
+        else:
+            rows = [(f["minor"] + f["major"], f["major"]) for f in R["files"]]
+            a = R["anonymous"]
+            if a["minor"] + a["major"]:
+                rows.append((a["minor"] + a["major"], a["major"]))
+            total = R["faults"]
+        ranked("memtrace_growth_stack_faults", [r[0] for r in rows])
+        ranked("memtrace_growth_stack_major_faults", [r[1] for r in rows])
+        w('memtrace_page_faults_total{type="minor"}', total - R["major"])
+        w('memtrace_page_faults_total{type="major"}', R["major"])
+w('memtrace_lost_total{reason="event_ring_full"}', T["lost"]["events"])
+w('memtrace_lost_total{reason="probe_hits_missed"}', T["lost"]["probe_missed"])
+w('memtrace_lost_total{reason="growth_table_full"}', untracked)
+got, unlabelled = {}, 0
+for l in open(sys.argv[2]):
+    if not l.strip() or l.startswith("#"):
+        continue
+    k, v = l.split()
+    tag = '{mode="%s"' % mode
+    if tag not in k:
+        unlabelled += 1
+    k = k.replace(tag + ",", "{").replace(tag + "}", "")
+    k = re.sub(r',(functions|file)="(\\.|[^"\\])*"', "", k)
+    got[k] = v
+    m = re.match(r'(memtrace_growth_stack_[a-z_]+)\{rank=', k)
+    if m:
+        got[m.group(1) + " series"] = str(int(got.get(m.group(1) + " series", "0")) + 1)
+        got[m.group(1) + " sum"] = str(int(got.get(m.group(1) + " sum", "0")) + int(v))
+want.append(('series without mode="%s"' % mode, "0"))
+got['series without mode="%s"' % mode] = str(unlabelled)
+for k, v in want:
+    print(k, v if which == "want" else got.get(k, "missing"))
+EOF3
+
+PPROF=$(ls /usr/lib/go-*/pkg/tool/linux_amd64/pprof 2>/dev/null | head -n 1)
+export HOME=/tmp
+# pprof_samples FILE: each sample's values, as go tool pprof reads them.
+pprof_samples() {
+	"$PPROF" -raw -symbolize=none "$1" 2>&1 |
+		awk '/^Samples:/ { on = 1; getline; next } /^Locations/ { on = 0 }
+		     on && /^ *[0-9]+( +[0-9]+)*: / { sub(/:.*/, ""); $1 = $1; print }' | sort -n
+}
+
+# check_growth_formats NAME MODE WHAT FRAME: NAME's --pprof, --prometheus and
+# --svg files against its --json (itself checked against the text above):
+# go tool pprof reads each stack's numbers (WHAT: a line per stack, the
+# profile's sample types in order) and -top the first one's total, with
+# FRAME among its functions;
+# promtool accepts the metrics, whose numbers are the JSON's; the flame
+# graph's root holds every stack and FRAME has a box.
+check_growth_formats() {
+	_n=$1 _m=$2 _what=$3 _frame=$4
+	if [ -z "$_what" ]; then
+		not_ok "--$_n: stacks counted, to check the formats against"
+		return
+	fi
+	if [ -z "$PPROF" ]; then
+		not_ok "--$_n --pprof: go tool pprof's binary in the guest (tests/e2e/host-files.list)"
+	else
+		check_eq "--$_n --pprof: go tool pprof reads each stack's numbers, as --json's" \
+			"$_what" "$(pprof_samples "$D/$_n.pb.gz")"
+		_top=$("$PPROF" -top -sample_index=0 -symbolize=none "$D/$_n.pb.gz" 2>&1)
+		check_eq "--$_n --pprof: go tool pprof -top's total is the stacks' sum" \
+			"$(printf '%s\n' "$_what" | awk '{ s += $1 } END { print s + 0 }')" \
+			"$(printf '%s\n' "$_top" | sed -n 's/^Showing nodes accounting for .* of \([0-9]*\) total$/\1/p')"
+		check_match "--$_n --pprof: go tool pprof -top names $_frame" " $_frame\$" "$_top"
+	fi
+	check "--$_n --prometheus: promtool check metrics accepts the file" \
+		sh -c "promtool check metrics <'$D/$_n.prom'"
+	check_eq "--$_n --prometheus: the top stacks by rank, the counters and losses as --json's" \
+		"$(python3 "$D/gf.py" "$D/$_n.json" "$D/$_n.prom" "$_m" want 2>&1)" \
+		"$(python3 "$D/gf.py" "$D/$_n.json" "$D/$_n.prom" "$_m" got 2>&1)"
+	# The root's title: bytes and calls (--brk, --mmap), faults and major ones, calls.
+	check_eq "--$_n --svg: the flame graph's root holds every stack" \
+		"$(printf '%s\n' "$_what" | awk -v m="$_m" '{ s += $1; t += $2 }
+			END { if (m == "brk" || m == "mmap") print t + 0, s + 0; else print s + 0, t + 0 }')" \
+		"$(sed -n 's/.*<title>all (\([0-9]*\) [a-z]*, \([0-9]*\) [a-z]*, 100\.00%)<.*/\1 \2/p;
+			s/.*<title>all (\([0-9]*\) [a-z]*, 100\.00%)<.*/\1 0/p' "$D/$_n.svg")"
+	check_match "--$_n --svg: a box for $_frame" "<title>$_frame \\(" "$(cat "$D/$_n.svg")"
+}
+
 # --- growth modes: memgrowth's calls and faults ------------------------------
 N=5
-memtrace-read --brk --json="$D/brk.json" --folded="$D/brk.folded" -- memgrowth brk $N \
+memtrace-read --brk -T 100 --json="$D/brk.json" --folded="$D/brk.folded" \
+	--pprof "$D/brk.pb.gz" --prometheus "$D/brk.prom" --svg "$D/brk.svg" -- memgrowth brk $N \
 	>"$D/brk.out" 2>&1
 check_eq "--brk --json=FILE --folded=FILE: the command's exit status" 0 "$?" ||
 	diag "$(cat "$D/brk.out")"
@@ -244,6 +358,30 @@ check_match "--brk --folded: memgrowth's stack root first, to grow_heap" \
 	"^memgrowth;.*main;run_brk;grow_heap;[^ ]* $((N * 65536))\$" "$(cat "$D/brk.folded")"
 check_eq "--brk --json: the totals' lost events are the text's" \
 	"$(sed -n 's/^Lost: \([0-9]*\) events.*/\1/p' "$D/brk.out")" "$(ev "$D/brk.json" lost)"
+check_growth_formats brk brk "$(ev "$D/brk.json" stack-pairs | awk '{ print $2, $1 }' | sort -n)" \
+	grow_heap
+# The profile's mappings: memgrowth's with the GNU build-id its ELF notes
+# hold (read here by python from the program headers, apart from libelf).
+if [ -n "$PPROF" ]; then
+	check_eq "--brk --pprof: memgrowth's mapping carries its build-id" \
+		"/usr/bin/memgrowth $(python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+phoff, = struct.unpack_from("<Q", d, 32)
+phsz, phn = struct.unpack_from("<HH", d, 54)
+for i in range(phn):
+    typ, _, off, _, _, size = struct.unpack_from("<IIQQQQ", d, phoff + i * phsz)
+    at = off
+    while typ == 4 and at + 12 <= off + size:
+        nsz, dsz, nt = struct.unpack_from("<III", d, at)
+        name = at + 12
+        desc = name + (nsz + 3) // 4 * 4
+        if nt == 3 and d[name:name + nsz] == b"GNU\0":
+            print(d[desc:desc + dsz].hex())
+            sys.exit()
+        at = desc + (dsz + 3) // 4 * 4' /usr/bin/memgrowth 2>&1)" \
+		"$("$PPROF" -raw -symbolize=none "$D/brk.pb.gz" 2>&1 |
+			awk '/^Mappings/ { on = 1; next } on && $3 == "/usr/bin/memgrowth" { print $3, $4 }')"
+fi
 
 DAT=/tmp/memgrowth-fmt.dat
 memtrace-read --mmap --json="$D/mmap.json" -- memgrowth mmap "$DAT" >"$D/mmap.out" 2>&1
@@ -260,7 +398,8 @@ check_eq "--mmap --json: as many mmap, munmap and mremap records as text lines" 
 	"$(awk '$1 ~ /^[0-9]+$/ && ($3 ~ /^[R-][W-][E-]$/ || $3 == "munmap" || $3 == "mremap")' \
 	   "$D/mmap.out" | wc -l)" "$(ev "$D/mmap.json" calls | wc -l)"
 # --mmap --stacks counts bytes mapped by stack: --folded has them, a line a stack.
-memtrace-read --mmap --stacks -T 50 --json="$D/mmaps.json" --folded="$D/mmaps.folded" -- \
+memtrace-read --mmap --stacks -T 50 --json="$D/mmaps.json" --folded="$D/mmaps.folded" \
+	--pprof "$D/mmaps.pb.gz" --prometheus "$D/mmaps.prom" --svg "$D/mmaps.svg" -- \
 	memgrowth mmap "$DAT" >"$D/mmaps.out" 2>&1
 check_eq "--mmap --stacks --json=FILE --folded=FILE: the command's exit status" 0 "$?" ||
 	diag "$(cat "$D/mmaps.out")"
@@ -269,6 +408,8 @@ check_eq "--mmap --stacks --folded: a line per stack, each with the JSON's bytes
 	"$(awk '{ print $NF }' "$D/mmaps.folded" | sort -n)"
 check_match "--mmap --stacks --folded: memgrowth's run_mmap under main, root first" \
 	'^memgrowth;.*main;run_mmap(;[^ ]*)? [1-9][0-9]*$' "$(cat "$D/mmaps.folded")"
+check_growth_formats mmaps mmap "$(ev "$D/mmaps.json" stack-pairs | awk '{ print $2, $1 }' |
+	sort -n)" run_mmap
 out=$(memtrace-read --mmap --folded 2>&1)
 check_match "--mmap --folded without --stacks: refused, saying why" \
 	'--mmap reports system calls.*--folded \(it prints each call' "$out"
@@ -282,6 +423,17 @@ check_eq "--shm --json on stdout: nothing but records there" "" \
 for l in open(sys.argv[1]):
     if "memtrace_event" not in json.loads(l): print(l)' "$D/shm.json" 2>&1)"
 memtrace-read --shm -- memgrowth shm >"$D/shm.out" 2>&1
+# --shm --stacks counts its calls by stack for --folded and the other formats.
+memtrace-read --shm --stacks --json="$D/shms.json" --folded="$D/shms.folded" \
+	--pprof "$D/shms.pb.gz" --prometheus "$D/shms.prom" --svg "$D/shms.svg" -- memgrowth shm \
+	>"$D/shms.out" 2>&1
+check_eq "--shm --stacks with every format: the command's exit status" 0 "$?" ||
+	diag "$(cat "$D/shms.out")"
+check_eq "--shm --stacks --folded: its stacks' calls add up to the calls --json has" \
+	"$(ev "$D/shms.json" calls | wc -l)" "$(awk '{ s += $NF } END { print s + 0 }' "$D/shms.folded")"
+check_match "--shm --stacks --folded: memgrowth's calls under main, root first" \
+	'^memgrowth;(.*;)?main;.* [1-9][0-9]*$' "$(cat "$D/shms.folded")"
+check_growth_formats shms shm "$(awk '{ print $NF }' "$D/shms.folded" | sort -n)" main
 check_eq "--shm --json: the calls of a text run of the same program, in order" \
 	"$(awk '$2 == "memgrowth" && $3 ~ /^SHM/ { print tolower($3) }' "$D/shm.out")" \
 	"$(ev "$D/shm.json" calls | awk '{ print $1 }')"
@@ -293,7 +445,8 @@ print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)]
 
 N=64
 DAT=/tmp/memgrowth-faults.dat
-memtrace-read --faults -T 100 --json="$D/faults.json" --folded="$D/faults.folded" -- \
+memtrace-read --faults -T 100 --json="$D/faults.json" --folded="$D/faults.folded" \
+	--pprof "$D/faults.pb.gz" --prometheus "$D/faults.prom" --svg "$D/faults.svg" -- \
 	memgrowth faults $N "$DAT" >"$D/faults.out" 2>&1
 check_eq "--faults --json=FILE --folded=FILE: the command's exit status" 0 "$?" ||
 	diag "$(cat "$D/faults.out")"
@@ -307,8 +460,11 @@ check_eq "--faults --folded: a line per stack, its faults" \
 # (run_faults calls touch_pages last: gcc may make it a jump, leaving no frame.)
 check_match "--faults --folded: memgrowth's touch_pages under main, root first" \
 	'^memgrowth;.*main;(run_faults;)?touch_pages [1-9][0-9]*$' "$(cat "$D/faults.folded")"
+check_growth_formats faults faults "$(ev "$D/faults.json" stack-pairs |
+	awk '{ print $2, $3, $2 - $3 }' | sort -n)" touch_pages
 
-memtrace-read --ffaults --json="$D/ffaults.json" --folded="$D/ffaults.folded" -- \
+memtrace-read --ffaults -T 100 --json="$D/ffaults.json" --folded="$D/ffaults.folded" \
+	--pprof "$D/ffaults.pb.gz" --prometheus "$D/ffaults.prom" --svg "$D/ffaults.svg" -- \
 	memgrowth faults $N "$DAT" >"$D/ffaults.out" 2>&1
 check_eq "--ffaults --json=FILE --folded=FILE: the command's exit status" 0 "$?" ||
 	diag "$(cat "$D/ffaults.out")"
@@ -323,12 +479,15 @@ check_eq "--ffaults --json: each file's minor and major faults as the text repor
 check_eq "--ffaults --folded: each file once, its minor and major faults" \
 	"$(ev "$D/ffaults.json" files | awk '$2 + $3 > 0 { print $2 + $3 }' | sort -n)" \
 	"$(awk '{ print $NF }' "$D/ffaults.folded" | sort -n)"
+check_growth_formats ffaults ffaults "$(ev "$D/ffaults.json" files |
+	awk '$(NF - 1) + $NF > 0 { print $(NF - 1) + $NF, $NF, $(NF - 1) }' | sort -n)" \
+	'\[anonymous memory\]'
 
 # --- --oom: memhog in a memcg of 16 MiB --------------------------------------
 CG=$MEMCG_ROOT
 if new_memcg mtfmt 16M; then
-	memtrace-read --oom --json="$D/oom.json" --prometheus "$D/oom.prom" 1 3600 \
-		>"$D/oom.out" 2>&1 &
+	memtrace-read --oom --json="$D/oom.json" --prometheus "$D/oom.prom" \
+		--folded="$D/oom.folded" 1 3600 >"$D/oom.out" 2>&1 &
 	READER=$!
 	if wait_for 60 grep -q "^Tracing " "$D/oom.out"; then
 		sh -c "echo \$\$ >$CG/mtfmt/cgroup.procs && exec memhog 64" >/dev/null 2>&1
@@ -346,6 +505,17 @@ if new_memcg mtfmt 16M; then
 			"$(ev "$D/oom.json" oom-lines)"
 		check_match "--oom: the kill was recorded" '^1 OOM kills$' "$(cat "$D/oom.out")"
 		check_prom oom
+		# --folded: the kill under its trigger's name and kernel stack, root first.
+		check_eq "--oom --folded: a line per trigger stack, its kills: the JSON's" \
+			"$(python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "oom_kill":
+        print(r["trigger"]["comm"], len(r["trigger_stack"] or []))' "$D/oom.json")" \
+			"$(awk '{ n = split($1, f, ";"); print f[1], n - 1, $2 }' "$D/oom.folded" |
+			   sed 's/ 1$//')"
+		check_match "--oom --folded: memhog's page fault, through out_of_memory, root first" \
+			'^memhog;.*;out_of_memory;.* 1$' "$(cat "$D/oom.folded")"
 		check_eq "--oom --prometheus: the text's OOM kills" \
 			"$(sed -n 's/^\([0-9]*\) OOM kills$/\1/p' "$D/oom.out")" \
 			"$(awk '$1 == "memtrace_oom_kills_total{mode=\"oom\"}" { print $2 }' "$D/oom.prom")"
@@ -357,8 +527,8 @@ if new_memcg mtfmt 16M; then
 else
 	skip "--oom --json" "no cgroup2 memory controller"
 fi
-out=$(memtrace-read --oom --folded 2>&1)
-check_match "--oom --folded: refused, saying why" '--folded \(it has no stacks to fold' "$out"
+out=$(memtrace-read --reclaim --folded 2>&1)
+check_match "--reclaim --folded: refused, saying why" '--folded \(it has no stacks to fold' "$out"
 
 # --- --reclaim and --vmscan: a memcg of 8 MiB reads ext4's page cache ---------
 MNT=/mnt/fmt-ext4
@@ -431,6 +601,17 @@ if [ -w /proc/sys/vm/compact_memory ]; then
 else
 	skip "--compaction --json, --migration --json" "no /proc/sys/vm/compact_memory"
 fi
+
+# Every mode's live --json, valid against the documented schema
+# (python3-jsonschema): one run for all, python starts slowly here.
+files= modes=
+for f in brk mmap mmaps shm shms faults ffaults oom reclaim vmscan compaction migration; do
+	[ -s "$D/$f.json" ] || continue
+	files="$files $D/$f.json"
+	modes="$modes $f"
+done
+check "--json of every mode ($modes ): each record valid against docs/memtrace-report.schema.json" \
+	python3 /data/validate-json.py /data/memtrace-report.schema.json $files
 
 # Records of each mode, for a look and for the host's schema check
 # (userspace/tests/fixtures/events-guest.jsonl is made of them): the first

@@ -207,14 +207,17 @@ memcheck_summary() {
 # guest, with Memcheck options OPTS (one word each, or ""), its log in LOG
 # (the program's output on stdout), stdin /dev/null.
 # --run-libc-freeres=no --run-cxx-freeres=no: no exit-time frees an
-# ordinary run never makes.  (Options are not passed through the
-# environment: the program would see one variable more.)
+# ordinary run never makes.  --undef-value-errors=no: the oracle here is
+# the heap (its replaced allocators' counts, the leak search), which the
+# definedness tracking does not touch; it is a fifth of Memcheck's time.
+# (Options are not passed through the environment: the program would see
+# one variable more.)
 memcheck() {
 	_log=$1 _opts=$2
 	shift 2
 	# shellcheck disable=SC2086 # _opts: words meant to split
 	timeout -s KILL $((600 * ${MTT_TIMEOUT_SCALE:-1})) valgrind.bin --tool=memcheck \
-		--run-libc-freeres=no --run-cxx-freeres=no $_opts \
+		--run-libc-freeres=no --run-cxx-freeres=no --undef-value-errors=no $_opts \
 		--log-file="$_log" -- "$@" </dev/null
 }
 
@@ -476,21 +479,54 @@ growth_stack() {
 		NR > n { exit }' "$1"
 }
 
+# run_read NAME ARGS...: memtrace-read ARGS into /tmp/NAME.out (stdout and
+# stderr), killed after 120 s (scaled): ok if it exits 0, else not ok with
+# its last lines.
+run_read() {
+	_rr_name=$1
+	shift
+	timeout -s KILL $((120 * ${MTT_TIMEOUT_SCALE:-1})) memtrace-read "$@" \
+		>"/tmp/$_rr_name.out" 2>&1
+	check_eq "$_rr_name: memtrace-read $* exits 0" 0 "$?" ||
+		diag "$(tail -n 20 "/tmp/$_rr_name.out")"
+}
+
 # own_frames PROG: of the frames on stdin, the functions of PROG itself,
-# innermost first, space-separated (inlined ones too).
+# innermost first, space-separated (inlined ones too), to main: as gdb's
+# backtraces, not past it into libc's start-up code and PROG's _start,
+# which stacks walked by unwind tables reach and frame pointers do not.
 own_frames() {
 	sed -n "s/^\([A-Za-z_][A-Za-z0-9_]*\)\(+0x[0-9a-f]*\)\{0,1\} \[$1\].*/\1/p" |
-		tr '\n' ' ' | sed 's/ $//'
+		sed '/^main$/q' | tr '\n' ' ' | sed 's/ $//'
+}
+
+# growth_stacks_framed OUT REGEX PROG: for every line of OUT matching
+# REGEX (extended, as grep -E's), "FRAMES|LINE": FRAMES the own_frames
+# PROG of the stack under it.  One awk for the file: a pipeline a stack
+# took a minute and a half on the debug kernel for --faults' hundred.
+growth_stacks_framed() {
+	MTT_RE=$2 MTT_PROG=$3 awk '
+		function flush() { if (hdr != "") print frames "|" hdr; hdr = "" }
+		BEGIN { re = ENVIRON["MTT_RE"]
+			own = "^[A-Za-z_][A-Za-z0-9_]*(\\+0x[0-9a-f]*)? \\[" ENVIRON["MTT_PROG"] "\\]" }
+		hdr != "" && /^\t\t/ {
+			f = substr($0, 3)
+			if (!done && f ~ own) {
+				sub(/[+ ].*$/, "", f)
+				frames = frames (frames == "" ? "" : " ") f
+				done = f == "main"
+			}
+			next
+		}
+		{ flush() }
+		$0 ~ re { hdr = $0; frames = ""; done = 0 }
+		END { flush() }' "$1"
 }
 
 # growth_own_stacks OUT REGEX PROG: for every line of OUT matching REGEX,
 # the own_frames PROG of the stack under it, one line each.
 growth_own_stacks() {
-	grep -E -n -e "$2" "$1" | cut -d: -f1 | while read -r _n; do
-		awk -v n="$_n" 'NR > n && /^\t\t/ { sub(/^\t\t/, ""); print; next }
-			NR > n { exit }' "$1" | own_frames "$3"
-		echo
-	done
+	growth_stacks_framed "$@" | sed 's/|.*$//'
 }
 
 # bench_median ROUNDS LABEL KEY1 KEY2 CMD...: CMD ROUNDS times, each run

@@ -13,10 +13,20 @@
  *   cfileak signal     main -> spin(), interrupted by SIGALRM, whose
  *                      handler on_signal() does malloc(444): the walk
  *                      goes through the signal frame back into spin()
+ *   cfileak growth     main -> grow1 -> grow2 -> grow3, which maps 7
+ *                      anonymous pages (mmap, 28672 bytes), writes each
+ *                      (7 page faults in grow3) and grows the break by
+ *                      3 x 64 KiB through sbrk -> brk: the growth modes'
+ *                      stacks (tests/e2e/47-user-growth-cfi.sh)
+ *   cfileak growth wait   the same once sent SIGUSR1, after it printed
+ *                      "ready" (for a reader that attaches with -p), then
+ *                      _exit(0)
  *
- * All of it kept; nothing else allocates (write(2) only).
+ * All of it kept; nothing else allocates (write(2) only); growth calls
+ * no malloc.
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -124,6 +134,66 @@ static int signal_mode(void)
 	return 0;
 }
 
+#define GROW_PAGES	7
+#define GROW_BRK	65536
+
+static NOINLINE int grow3(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, GROW_PAGES * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return 1;
+	for (int i = 0; i < GROW_PAGES; i++)
+		((volatile char *)m)[i * page] = 1;
+	keep(m);
+	for (int i = 0; i < 3; i++)
+		if (sbrk(GROW_BRK) == (void *)-1)
+			return 1;
+	return 0;
+}
+
+static NOINLINE int grow2(void)
+{
+	int r = grow3();
+
+	keep(NULL);
+	return r;
+}
+
+static NOINLINE int grow1(void)
+{
+	int r = grow2();
+
+	keep(NULL);
+	return r;
+}
+
+static volatile sig_atomic_t go;
+
+static void on_go(int sig)
+{
+	(void)sig;
+	go = 1;
+}
+
+/* "ready" on stdout, then nothing until SIGUSR1. */
+static int wait_for_go(void)
+{
+	struct sigaction sa = { .sa_handler = on_go };
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	if (sigaction(SIGUSR1, &sa, NULL) || sigprocmask(SIG_BLOCK, &block, &old) ||
+	    write(1, "ready\n", 6) != 6)
+		return 1;
+	while (!go)
+		sigsuspend(&old);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "deep")) {
@@ -131,6 +201,20 @@ int main(int argc, char **argv)
 	} else if (argc > 1 && !strcmp(argv[1], "signal")) {
 		if (signal_mode())
 			return 1;
+	} else if (argc > 1 && !strcmp(argv[1], "growth")) {
+		bool wait = argc > 2 && !strcmp(argv[2], "wait");
+
+		if (wait && wait_for_go())
+			return 1;
+		if (grow1())
+			return 1;
+		/*
+		 * Traced from its start (-p): no exit handlers, whose first
+		 * run may fault in crtstuff's __do_global_dtors_aux, which
+		 * has no unwind table (its frame is found by rbp).
+		 */
+		if (wait)
+			_exit(0);
 	} else if (argc > 1 && !strcmp(argv[1], "badstack")) {
 		if (badstack())
 			return 1;

@@ -17,6 +17,61 @@
 
 #include "mtt.h"
 
+/* A /proc/meminfo or /sys value in its own unit; 0 if unreadable. */
+static uint64_t read_number(const char *path, const char *key)
+{
+	char line[256];
+	uint64_t v = 0;
+	size_t klen = strlen(key);
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen)) {
+			v = strtoull(line + klen, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+#define MAX_BUFFER_PARAM "/sys/module/memtrace/parameters/max_buffer_mb"
+
+static bool write_number(const char *path, uint64_t v)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fprintf(f, "%llu\n", (unsigned long long)v) > 0;
+	return fclose(f) == 0 && ok;
+}
+
+/*
+ * A buffer max_buffer_mb allows (raised for the test if need be) but that
+ * would take most of the memory available: ENOMEM, not the OOM killer
+ * ending other processes.
+ */
+static void buffer_above_memory(int fd)
+{
+	uint64_t avail = read_number("/proc/meminfo", "MemAvailable:") << 10;
+	uint64_t max_mb = read_number(MAX_BUFFER_PARAM, "");
+	uint64_t size = (avail / 4 * 3) & ~(uint64_t)4095;
+
+	if (!avail || !max_mb) {
+		mtt_check("MemAvailable and max_buffer_mb read", false, "%s", "unreadable");
+		return;
+	}
+	if (size > max_mb << 20 && !write_number(MAX_BUFFER_PARAM, (size >> 20) + 1)) {
+		mtt_check("max_buffer_mb raised for a buffer of 3/4 of the available memory", false, "%s", strerror(errno));
+		return;
+	}
+	mtt_expect("a buffer of 3/4 of the available memory", mtt_set_buffer(fd, size), ENOMEM);
+	write_number(MAX_BUFFER_PARAM, max_mb);
+}
+
 /*
  * Unwind tables (MEMTRACE_IOC_UNWIND_TABLE), for a target set: every
  * malformed header and corrupt table refused, a good one loaded once,
@@ -282,6 +337,7 @@ int main(void)
 	mtt_expect("zero buffer size", mtt_set_buffer(fd, 0), EINVAL);
 	mtt_expect("unaligned buffer size", mtt_set_buffer(fd, 4097), EINVAL);
 	mtt_expect("huge buffer size", mtt_set_buffer(fd, 1ULL << 50), EINVAL);
+	buffer_above_memory(fd);
 	mtt_expect("one-page buffer", mtt_set_buffer(fd, 4096), 0);
 	mtt_expect("writable mapping refused",
 	       mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED ? -1 : 0, EPERM);

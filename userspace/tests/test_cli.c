@@ -151,6 +151,36 @@ static void test_command_words(void)
 	check(r < 0 && strstr(e.msg, "--unwind walks"),
 	      "--unwind without a process is refused (%s)", e.msg);
 	cli_free(&o);
+	/* The growth modes that show stacks walk them by the tables too. */
+	r = PARSE(&o, &e, "--brk", "--unwind=cfi", "-p", "5");
+	check(r == 0 && o.mode == MT_MODE_BRK && o.unwind == MT_UNWIND_CFI, "--brk --unwind=cfi -p");
+	cli_free(&o);
+	r = PARSE(&o, &e, "--mmap", "--stacks", "--unwind=fp", "-p", "5");
+	check(r == 0 && o.unwind == MT_UNWIND_FP, "--mmap --stacks --unwind=fp -p");
+	cli_free(&o);
+	r = PARSE(&o, &e, "--faults", "--unwind=cfi", "-c", "true");
+	check(r == 0 && o.unwind == MT_UNWIND_CFI, "--faults --unwind=cfi -c");
+	cli_free(&o);
+	r = PARSE(&o, &e, "--shm", "--stacks", "--unwind=cfi", "-p", "5");
+	check(r == 0 && o.unwind == MT_UNWIND_CFI, "--shm --stacks --unwind=cfi -p");
+	cli_free(&o);
+	r = PARSE(&o, &e, "--mmap", "--unwind=cfi", "-p", "5");
+	check(r < 0 && strstr(e.msg, "--unwind"),
+	      "--mmap without --stacks shows no stack: --unwind refused (%s)", e.msg);
+	cli_free(&o);
+	r = PARSE(&o, &e, "--ffaults", "--unwind=cfi", "-p", "5");
+	check(r < 0 && strstr(e.msg, "--unwind"),
+	      "--ffaults counts by file: --unwind refused (%s)", e.msg);
+	cli_free(&o);
+	r = PARSE(&o, &e, "--brk", "--unwind=cfi");
+	check(r < 0 && strstr(e.msg, "--unwind walks"),
+	      "--brk --unwind system-wide is refused: tables are a process's (%s)", e.msg);
+	cli_free(&o);
+	r = PARSE(&o, &e, "--ffaults", "--unwind=fp");
+	check(r < 0 && strstr(e.msg, "cannot be combined with --unwind"),
+	      "--ffaults --unwind system-wide: refused as a mode with no stacks, not for want "
+	      "of -p (%s)", e.msg);
+	cli_free(&o);
 }
 
 static void test_help_version(void)
@@ -236,6 +266,9 @@ static void test_formats(void)
 	      "cli: --kernel-leaks --oom: kernel leaks, with each kill and the top stacks");
 	r = PARSE(&o, &e, "--oom");
 	check(r == 0 && o.mode == MT_MODE_OOM && !o.oom_kills, "cli: --oom alone is oomkill's mode");
+	r = PARSE(&o, &e, "--oom", "--folded=/tmp/oom.folded");
+	check(r == 0 && o.mode == MT_MODE_OOM && o.folded && cli_text_report(&o),
+	      "cli: --oom --folded=FILE folds the kills' trigger stacks, the text beside");
 	r = PARSE(&o, &e, "--vmscan", "--json=/tmp/v.json", "1", "5");
 	check(r == 0 && o.mode == MT_MODE_VMSCAN && cli_text_report(&o),
 	      "cli: --vmscan --json=FILE keeps the text");
@@ -246,6 +279,12 @@ static void test_formats(void)
 	check(r == 0 && cli_growth_folds(&o), "cli: --mmap --stacks folds");
 	r = PARSE(&o, &e, "--ffaults", "--folded");
 	check(r == 0 && cli_growth_folds(&o), "cli: --ffaults folds by file");
+	r = PARSE(&o, &e, "--faults", "--pprof", "/tmp/f.pb.gz", "--prometheus", "/tmp/f.prom",
+		  "--svg", "/tmp/f.svg", "-c", "true");
+	check(r == 0 && o.pprof_file && o.prometheus_file && o.svg_file && cli_text_report(&o),
+	      "cli: --faults --pprof --prometheus --svg: files beside the text");
+	r = PARSE(&o, &e, "--shm", "--stacks", "--folded=/tmp/s.folded", "--svg", "/tmp/s.svg");
+	check(r == 0 && cli_growth_folds(&o), "cli: --shm --stacks folds its calls by stack");
 	r = PARSE(&o, &e, "--usdt", "/bin/true:p:n", "--folded", "-c", "true");
 	check(r == 0 && o.mode == MT_MODE_USDT && cli_growth_folds(&o) && !cli_text_report(&o),
 	      "cli: --usdt --folded folds the hits' stacks in place of the text");
@@ -280,8 +319,12 @@ void cli_tests(void)
 		     "--folded (it prints each call", "--mmap", "--folded");
 	EXPECT_ERROR("--shm reports system calls, not allocations: it cannot be combined with "
 		     "--svg", "--shm", "--svg", "x");
-	EXPECT_ERROR("--faults reports page faults, not allocations: it cannot be combined with "
-		     "--pprof", "--faults", "--pprof", "x");
+	EXPECT_ERROR("--mmap reports system calls, not allocations: it cannot be combined with "
+		     "--pprof (it prints each call", "--mmap", "--pprof", "x");
+	EXPECT_ERROR("--shm reports system calls, not allocations: it cannot be combined with "
+		     "--prometheus (it prints each call", "--shm", "--prometheus", "x");
+	EXPECT_ERROR("--brk reports system calls, not allocations: it cannot be combined with "
+		     "--memleak-format", "--brk", "--memleak-format");
 	test_kernel_filters();
 	EXPECT_ERROR("--by-comm 'averyveryverylongname'", "--by-comm", "averyveryverylongname");
 	EXPECT_ERROR("--by-comm '': a task name is 1 to 15", "--by-comm", "");

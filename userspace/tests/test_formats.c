@@ -577,8 +577,151 @@ static void test_memcheck(void)
 	release(&r);
 }
 
+/*
+ * A growth mode's model (RM_GROWTH), as growth.c builds it: --faults'
+ * stacks of two processes, one without a user stack, frames as usyms
+ * writes them (no mappings: no process to read).
+ */
+static void growth_model(struct report_model *m)
+{
+	static const struct {
+		const char *comm;
+		uint32_t pid;
+		uint64_t faults, major;
+		const char *frames[3];
+	} stacks[] = {
+		{ "memgrowth", 41, 64, 4, { "touch_pages+0x1c [memgrowth]",
+					    "run_faults+0x33 [memgrowth] memgrowth.c:88",
+					    "main+0x91 [memgrowth] memgrowth.c:120" } },
+		{ "memgrowth", 41, 10, 0, { "0x00007f0000001234 [unknown]",
+					    "main+0x91 [memgrowth] memgrowth.c:120" } },
+		{ "sh", 40, 3, 1, { NULL } },
+	};
+
+	memset(m, 0, sizeof(*m));
+	m->mode = RM_GROWTH;
+	m->growth_mode = "faults";
+	m->counts = RM_COUNTS_FAULTS;
+	m->sort = MT_SORT_COUNT;
+	m->title = "Page faults";
+	snprintf(m->timestamp, sizeof(m->timestamp), "12:34:56");
+	m->stacks = calloc(MT_ARRAY_SIZE(stacks), sizeof(*m->stacks));
+	for (size_t i = 0; m->stacks && i < MT_ARRAY_SIZE(stacks); i++) {
+		struct rm_stack *st = &m->stacks[m->nr_stacks++];
+		size_t cap = 0;
+
+		st->comm = strdup(stacks[i].comm);
+		st->pid = stacks[i].pid;
+		st->count = stacks[i].faults;
+		st->major = stacks[i].major;
+		for (size_t f = 0; f < 3 && stacks[i].frames[f]; f++)
+			rmodel_add_user_frame(st, &cap, 0x401000 + 0x10 * f, stacks[i].frames[f],
+					      NULL);
+		if (!st->nr_frames)
+			st->note = strdup("[no user stack]");
+		m->count += st->count;
+		m->total_count += st->count;
+		m->total_major += st->major;
+	}
+	m->total_count += 5;	/* faults of stacks beyond -T */
+	m->lost_events = 2;
+	m->untracked = 1;
+}
+
+/* --faults' profile, metrics and flame graph, read by pprof, promtool and Chromium. */
+static void test_growth_formats(void)
+{
+	char dir[64], path[128], cmd[1024], *out, *text;
+	struct report_model m;
+	struct mt_err err;
+	int st;
+
+	if (!make_tmpdir(dir, sizeof(dir), "growth")) {
+		check(false, "formats: a temporary directory for the growth formats");
+		return;
+	}
+	growth_model(&m);
+	snprintf(path, sizeof(path), "%s/faults.pb.gz", dir);
+	st = fmt_write_file(path, &m, fmt_pprof, &err);
+	check(st == 0, "formats: --faults --pprof writes a profile");
+	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -raw -symbolize=none %s 2>&1", dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "faults/count[dflt] major_faults/count minor_faults/count\n") &&
+	      strstr(out, "PeriodType: faults count") &&
+	      strstr(out, "         64          4         60: ") &&
+	      strstr(out, "         10          0         10: ") &&
+	      strstr(out, "          3          1          2: ") &&
+	      strstr(out, "comm:[memgrowth]") && strstr(out, "pid:[41]") &&
+	      strstr(out, "touch_pages") && strstr(out, "[no user stack]"),
+	      "formats: go tool pprof reads --faults' profile: faults, major and minor per "
+	      "stack, comm and pid labels, the functions");
+	if (st || !strstr(out, "faults/count"))
+		diag("%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -top -symbolize=none %s 2>&1", dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "Showing nodes accounting for 77, 100% of 77 total") &&
+	      strstr(out, "        64 83.12% 83.12%         64 83.12%  touch_pages\n"),
+	      "formats: go tool pprof -top: faults by default, 77 in all, touch_pages' 64");
+	if (st || !strstr(out, "of 77 total"))
+		diag("%s", out);
+	free(out);
+
+	snprintf(path, sizeof(path), "%s/faults.prom", dir);
+	st = fmt_write_file(path, &m, fmt_prometheus, &err);
+	text = read_file(path, NULL);
+	check(st == 0 && text &&
+	      strstr(text, "memtrace_growth_stack_faults{mode=\"faults\",rank=\"1\",functions=\""
+		     "touch_pages;run_faults;main\"} 64\n") &&
+	      strstr(text, "memtrace_growth_stack_major_faults{mode=\"faults\",rank=\"3\","
+		     "functions=\"[no user stack]\"} 1\n") &&
+	      strstr(text, "memtrace_page_faults_total{mode=\"faults\",type=\"minor\"} 77\n") &&
+	      strstr(text, "memtrace_page_faults_total{mode=\"faults\",type=\"major\"} 5\n") &&
+	      strstr(text, "memtrace_lost_total{mode=\"faults\",reason=\"event_ring_full\"} 2\n") &&
+	      strstr(text, "memtrace_lost_total{mode=\"faults\",reason=\"growth_table_full\"} 1\n") &&
+	      !strstr(text, "pid=") && !strstr(text, "memgrowth\""),
+	      "formats: --faults --prometheus: the top stacks by rank and functions, the "
+	      "counters, the losses; no pid or task name");
+	if (st || !text || !strstr(text, "rank="))
+		diag("%s", text ? text : err.msg);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics < %s 2>&1", path);
+	st = run(cmd, &out);
+	check(st == 0, "formats: promtool check metrics accepts --faults' metrics");
+	if (st)
+		diag("%s", out);
+	free(out);
+
+	snprintf(path, sizeof(path), "%s/faults.svg", dir);
+	st = fmt_write_file(path, &m, fmt_svg, &err);
+	text = read_file(path, NULL);
+	check(st == 0 && text &&
+	      strstr(text, "<title>all (77 faults, 5 major, 100.00%)</title>") &&
+	      strstr(text, "<title>memgrowth (74 faults, 4 major, 96.10%)</title>") &&
+	      strstr(text, "<title>touch_pages (64 faults, 4 major, 83.12%)</title>") &&
+	      strstr(text, "Page faults, faults, 12:34:56"),
+	      "formats: --faults --svg: a box per process, then its stacks, with faults and "
+	      "major faults");
+	free(text);
+	snprintf(cmd, sizeof(cmd), CHROMIUM "--dump-dom 'file://%s#zoom=run_faults' 2>/dev/null",
+		 dir, path);
+	st = run(cmd, &out);
+	check(st == 0 && strstr(out, "data-zoomed=\"run_faults\"") &&
+	      strstr(out, "<title>run_faults (64 faults, 4 major, 83.12%)</title><rect x=\"10\"") &&
+	      strstr(out, "style=\"display: none;\"><title>sh (") &&
+	      strstr(out, ">touch_pages</text>"),
+	      "formats: Chromium renders --faults' flame graph: a click zooms on run_faults, "
+	      "touch_pages above it");
+	if (st || !strstr(out, "data-zoomed"))
+		diag("%.3000s", out);
+	free(out);
+	rmodel_free(&m);
+	remove_tree(dir);
+}
+
 void formats_tests(void)
 {
+	test_growth_formats();
 	test_memcheck();
 	test_svg();
 	test_prometheus();

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -219,6 +220,166 @@ static void libc_tests(void)
 	unwtab_free(&t);
 }
 
+/*
+ * A lazy PLT (this test's own): per the psABI's layout of an entry
+ * (jmp *GOT(%rip), 6 bytes; push $index, 5; jmp .plt), CFA = rsp + 8
+ * until the push, rsp + 16 after it; the return address at CFA - 8, as
+ * at the entry of the function the entry stands for.
+ */
+static void plt_tests(void)
+{
+	const char *path = "/proc/self/exe";
+	size_t entries = 0, ok = 0;
+	Elf_Scn *scn = NULL;
+	struct unwtab t;
+	struct mt_err err;
+	GElf_Shdr plt = { 0 };
+	size_t shstrndx;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	elf_version(EV_CURRENT);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx)) {
+		check(false, "unwtab: plt: reads %s", path);
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".plt")) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			const unsigned char *b = d ? d->d_buf : NULL;
+
+			/* Entry 1's opcode: ff 25 (jmp *disp(%rip)), not IBT's endbr64. */
+			if (b && sh.sh_size >= 32 && b[16] == 0xff && b[17] == 0x25)
+				plt = sh;
+		}
+	}
+	if (!plt.sh_size) {
+		check(true, "unwtab: plt # SKIP no lazy PLT of the classic layout in %s", path);
+		goto out;
+	}
+	if (!check(unwtab_build(path, &t, &err) == 0, "unwtab: plt: builds the table of %s", path)) {
+		diag("%s", err.msg);
+		goto out;
+	}
+	for (GElf_Off e = plt.sh_offset + 16; e + 16 <= plt.sh_offset + plt.sh_size; e += 16) {
+		bool good = true;
+
+		entries++;
+		for (unsigned int b = 0; b < 16; b++) {
+			const struct memtrace_unwind_row *r = unwtab_find(&t, e + b);
+
+			good &= r && r->cfa_reg == MEMTRACE_UNW_CFA_RSP && r->ra_off == -8 &&
+				r->cfa_off == (b < 11 ? 8 : 16);
+		}
+		ok += good;
+	}
+	check(entries && ok == entries, "unwtab: plt: at every byte of the %zu lazy PLT entries, "
+	      "CFA = rsp + 8 before the push, rsp + 16 after it (%zu right)", entries, ok);
+	unwtab_free(&t);
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Hostile call-frame information: this test's own program with its
+ * .eh_frame overwritten (garbage; every 7th byte of its second half
+ * flipped; the first records' lengths and pointers): the build ends, with
+ * rows the module would accept or with an error, never a crash or a row
+ * out of bounds.
+ */
+static void corrupt_tests(void)
+{
+	char dir[64], copy[128], self[4096];
+	GElf_Shdr eh = { 0 };
+	ssize_t len;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, bounded = 0;
+	Elf *elf;
+	int fd;
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	elf_version(EV_CURRENT);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	while (elf && !elf_getshdrstrndx(elf, &shstrndx) && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".eh_frame"))
+			eh = sh;
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	/* The program's own path: in cp, /proc/self/exe would be cp. */
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0 || !eh.sh_size || !check(make_tmpdir(dir, sizeof(dir), "unwbad"),
+					      "unwtab: corrupt: a temporary directory"))
+		return;
+	self[len] = '\0';
+	snprintf(copy, sizeof(copy), "%s/copy", dir);
+	for (int round = 0; round < 3; round++) {
+		unsigned char *b = NULL;
+		struct unwtab t;
+		struct mt_err err;
+		uint32_t x = 12345 + round;
+		size_t n = eh.sh_size;
+		int ret;
+
+		if (!run_quiet("cp '%s' '%s'", self, copy) || !(b = malloc(n)))
+			break;
+		fd = open(copy, O_RDWR);
+		if (fd < 0 || pread(fd, b, n, (off_t)eh.sh_offset) != (ssize_t)n) {
+			free(b);
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			x = x * 1103515245 + 12345;
+			if (round == 0)
+				b[i] = (unsigned char)(x >> 16);
+			else if (round == 1 && i >= n / 2 && i % 7 == 0)
+				b[i] ^= (unsigned char)(x >> 16) | 1;
+		}
+		if (round == 2 && n >= 64)
+			memset(b + 24, 0xff, 40);	/* lengths and pointers past the end */
+		if (pwrite(fd, b, n, (off_t)eh.sh_offset) != (ssize_t)n) {
+			free(b);
+			close(fd);
+			break;
+		}
+		close(fd);
+		free(b);
+		ret = unwtab_build(copy, &t, &err);
+		if (ret == 0) {
+			struct stat st;
+			bool ok = !stat(copy, &st) && rows_valid(&t, (uint64_t)st.st_size);
+
+			diag("corrupt .eh_frame, round %d: %zu rows%s", round, t.nr,
+			     ok ? "" : ", not as the module takes them");
+			bounded += ok;
+			unwtab_free(&t);
+		} else {
+			diag("corrupt .eh_frame, round %d: %s", round, err.msg);
+			bounded += ret < 0;
+		}
+	}
+	check(bounded == 3, "unwtab: a corrupt .eh_frame (garbage, bytes flipped, lengths broken): "
+	      "rows the module accepts, or an error, %zu of 3", bounded);
+	remove_tree(dir);
+}
+
 static void error_tests(void)
 {
 	struct unwtab t;
@@ -323,6 +484,8 @@ void unwtab_tests(void)
 {
 	self_tests();
 	libc_tests();
+	plt_tests();
+	corrupt_tests();
 	error_tests();
 	debug_file_tests();
 }

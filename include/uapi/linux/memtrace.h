@@ -973,8 +973,11 @@ struct memtrace_evstats {
 	__u64 probe_missed;
 	__u64 file_unknown;	/* growth: file mappings whose file could not be named */
 	__u64 stack_faults;	/* growth: user stacks cut short */
+	/* ver1: how the growth modes' user stacks were walked (table counts included) */
+	struct memtrace_unwind_stats unwind;
 };
 #define MEMTRACE_EVSTATS_SIZE_VER0	32
+#define MEMTRACE_EVSTATS_SIZE_VER1	128
 
 /* ---- USDT probes: MEMTRACE_IOC_USDT (MEMTRACE_FEAT_USDT) ---------------- */
 
