@@ -335,6 +335,24 @@ void evreader_print_lost(const struct evreader *r, FILE *out, const char *what)
 	fprintf(out, "\n");
 }
 
+uint32_t evreader_ring_pages_for(long cpus, long page_size, uint32_t min_pages)
+{
+	uint32_t pages = min_pages;
+
+	if (cpus <= 0 || page_size <= 0)
+		return min_pages;
+	/* The module takes at most 4096 pages a CPU. */
+	while (pages < 4096 && (uint64_t)pages * 2 * page_size * cpus <= EVREADER_RING_BUDGET)
+		pages *= 2;
+	return pages;
+}
+
+uint32_t evreader_ring_pages(uint32_t min_pages)
+{
+	return evreader_ring_pages_for(sysconf(_SC_NPROCESSORS_CONF), sysconf(_SC_PAGESIZE),
+				       min_pages);
+}
+
 void evreader_close(struct evreader *r)
 {
 	if (r->map)

@@ -89,6 +89,18 @@ enum evreader_woke {
 int evreader_wait(struct evreader *r, int sigfd, int extra_fd, const struct timespec *deadline,
 		  int max_ms, struct mt_err *err);
 
+/*
+ * Data pages for each CPU's event ring (struct memtrace_config's
+ * evring_pages), for a mode whose events come in bursts faster than a
+ * reader woken for them can drain: the largest power of two, from
+ * min_pages up, whose rings (one for each of the machine's CPUs) fit in
+ * EVREADER_RING_BUDGET together; min_pages when even those do not.
+ */
+#define EVREADER_RING_BUDGET	(16U << 20)
+uint32_t evreader_ring_pages(uint32_t min_pages);
+/* The same for cpus CPUs of page_size bytes' pages (tests). */
+uint32_t evreader_ring_pages_for(long cpus, long page_size, uint32_t min_pages);
+
 /* Records the module dropped, over all CPUs, and the CPUs that dropped any. */
 uint64_t evreader_lost(const struct evreader *r, unsigned int *cpus);
 /*

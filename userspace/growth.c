@@ -1528,18 +1528,11 @@ int growth_run(const struct mt_options *o)
 	cfg.stack_depth = o->stack_depth ? o->stack_depth : MEMTRACE_MAX_FRAMES;
 	/*
 	 * Faults come in bursts (a page at a time, thousands as a program
-	 * starts): rings as large as 16 MiB for all allows (a ring per
-	 * possible CPU), at least the default's 256 KiB each.
+	 * starts): the largest rings the budget allows, at least the
+	 * module's default (16 pages) each.
 	 */
-	if (o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS) {
-		long cpus = sysconf(_SC_NPROCESSORS_CONF), page = sysconf(_SC_PAGESIZE);
-		uint32_t pages = 64;
-
-		while (cpus > 0 && page > 0 && pages < 4096 &&
-		       (uint64_t)pages * 2 * page * cpus <= (16U << 20))
-			pages *= 2;
-		cfg.evring_pages = cpus > 0 && cpus <= 64 ? pages : 0;
-	}
+	if (o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS)
+		cfg.evring_pages = evreader_ring_pages(16);
 	cfg.tgid = pid;
 	if (o->by_comm)
 		snprintf(cfg.comm, sizeof(cfg.comm), "%s", o->by_comm);

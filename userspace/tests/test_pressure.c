@@ -156,6 +156,17 @@ static void test_drain_error_keeps_held(void)
 	free(r.buf);
 }
 
+/* Bursty modes' rings: as deep as 16 MiB for all CPUs allows, never below the floor. */
+static void test_ring_pages(void)
+{
+	check(evreader_ring_pages_for(2, 4096, 64) == 2048, "evreader: 2 CPUs get 8 MiB rings");
+	check(evreader_ring_pages_for(64, 4096, 16) == 64, "evreader: 64 CPUs get 256 KiB rings");
+	check(evreader_ring_pages_for(256, 4096, 64) == 64,
+	      "evreader: past the budget, the floor (256 CPUs: 64 pages each)");
+	check(evreader_ring_pages_for(1, 4096, 64) == 4096, "evreader: at most the module's 4096 pages");
+	check(evreader_ring_pages_for(-1, 4096, 64) == 64, "evreader: no CPU count: the floor");
+}
+
 static void test_loadavg(void)
 {
 	char buf[64];
@@ -262,6 +273,7 @@ void pressure_tests(void)
 	test_collect();
 	test_dispatch_before();
 	test_drain_error_keeps_held();
+	test_ring_pages();
 	test_loadavg();
 	test_oom_format();
 	test_cgroup_path();
