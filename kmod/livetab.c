@@ -364,23 +364,19 @@ bool mt_livetab_edit(struct mt_livetab *t, unsigned long addr, enum mt_ns ns,
 }
 
 /*
- * Give a stripe one bucket for every one or two of its entries, used or
- * free, once it holds more than two a bucket.  Chains average at most two
- * at full capacity, as before, but heads cost 2-4 B an entry, not the 4-8
- * that sizing to one bucket an entry or more took (issue 14's 48 B).
- * Returns the replaced array, to be freed after a grace period, or NULL.
+ * Double the buckets of a stripe whose chains grew long.  Returns the
+ * replaced array, to be freed after a grace period, or NULL.
  */
 static struct mt_live_buckets *mt_live_rehash_stripe(struct mt_livetab *t,
 						     struct mt_live_stripe *st)
 {
 	struct mt_live_buckets *nb, *ob = st->buckets;
 	u32 old_n = ob->mask + 1, new_n, b;
-	u32 total = READ_ONCE(st->nr_used) + READ_ONCE(st->nr_free);
 	unsigned long flags;
 
-	if (total <= 2 * old_n)
+	if (READ_ONCE(st->nr_used) + READ_ONCE(st->nr_free) <= 2 * old_n)
 		return NULL;
-	new_n = roundup_pow_of_two(DIV_ROUND_UP(total, 2));
+	new_n = roundup_pow_of_two(READ_ONCE(st->nr_used) + READ_ONCE(st->nr_free));
 	nb = mt_live_buckets_alloc(new_n);
 	if (!nb)
 		return NULL;	/* chains stay long; nothing is lost */

@@ -19,8 +19,8 @@
  * stripe locks are safe in task, softirq and hard-IRQ context alike.
  *
  * Growth never happens in a hook: when a stripe runs low, the hook queues
- * an irq_work, which queues a work item that adds 1/8 of the capacity in
- * chunks and doubles the buckets of crowded stripes.
+ * an irq_work, which queues a work item that adds a chunk of entries and
+ * doubles the buckets of crowded stripes.
  *
  * A free of an address that was never recorded (most frees, under
  * sampling) is answered without the stripe lock when its bucket is empty:
@@ -28,9 +28,7 @@
  * array is freed only after an RCU grace period (hooks run with
  * preemption disabled, which is an RCU read-side section).
  *
- * 40 bytes per entry plus 2 to 4 bytes of bucket heads (after the first
- * rehash; 4 before it).  Growth adds 1/8 of the capacity once a stripe is
- * below 1/16 free, so spare entries are some 10-20% on top.
+ * 40 bytes per entry plus 4 to 8 bytes of bucket heads.
  */
 #ifndef MEMTRACE_LIVETAB_H
 #define MEMTRACE_LIVETAB_H
