@@ -82,7 +82,12 @@ static bool mt_live_any_low(const struct mt_livetab *t)
 	u32 s;
 
 	for (s = 0; s < (1U << t->stripe_bits); s++)
-		if (mt_live_stripe_low(&t->stripes[s]))
+		/*
+		 * Unlocked, while hooks move the counts: a stale look only
+		 * makes the worker grow one step late (the next insert into
+		 * a low stripe kicks again) or skip a kick a grow answered.
+		 */
+		if (data_race(mt_live_stripe_low(&t->stripes[s])))
 			return true;
 	return false;
 }
@@ -234,7 +239,9 @@ enum mt_live_insert mt_livetab_insert(struct mt_livetab *t, const struct mt_live
 	idx = st->free_head;
 	if (unlikely(!idx)) {
 		raw_spin_unlock(&st->lock);
-		irq_work_queue(&t->grow_irq_work);
+		/* At the limit (grows < 0), no grow can help: no kick. */
+		if (atomic_read(&t->grows) >= 0)
+			irq_work_queue(&t->grow_irq_work);
 		return MT_LIVE_FULL;
 	}
 	slot = mt_live_at(t, idx);
@@ -407,6 +414,7 @@ static int mt_live_grow(struct mt_livetab *t, bool only_when_low)
 {
 	u32 nr_stripes = 1U << t->stripe_bits, add, c, first, s;
 	struct mt_live_buckets **old;
+	bool replaced;
 	int ret = 0;
 
 	mutex_lock(&t->grow_mutex);
@@ -442,11 +450,18 @@ static int mt_live_grow(struct mt_livetab *t, bool only_when_low)
 	mt_live_distribute(t, first * MT_LIVE_CHUNK, c * MT_LIVE_CHUNK);
 	atomic_inc(&t->grows);
 	old = kvcalloc(nr_stripes, sizeof(*old), GFP_KERNEL);
-	for (s = 0; old && s < nr_stripes; s++)
+	replaced = false;
+	for (s = 0; old && s < nr_stripes; s++) {
 		old[s] = mt_live_rehash_stripe(t, &t->stripes[s]);
+		replaced |= old[s] != NULL;
+	}
 	if (old) {
-		/* One grace period for all the replaced arrays. */
-		synchronize_rcu();
+		/*
+		 * One grace period for all the replaced arrays; none when no
+		 * stripe was rehashed (most of the 1/8 steps).
+		 */
+		if (replaced)
+			synchronize_rcu();
 		for (s = 0; s < nr_stripes; s++)
 			kvfree(old[s]);
 		kvfree(old);

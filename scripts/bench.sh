@@ -482,7 +482,7 @@ otable=$(
 	echo "itself ~11). The 2x target leaves ~37 beyond the floor: a free that"
 	echo "knows nothing of its address costs the bucket look."
 	echo
-	echo "Live-index memory: 40 bytes per slot plus 2-4 bytes of bucket heads"
+	echo "Live-index memory: 40 bytes per slot plus 4-8 bytes of bucket heads"
 	echo "(kmod/livetab.h); the spare capacity growth leaves comes on top (the"
 	echo "scale rows below: bytes per allocation tracked, all in)."
 	echo
@@ -607,7 +607,7 @@ else {
 	echo "every slot beyond the entries held is spare capacity that growth left"
 	echo "(the index grows by 1/8 at a time, once its fullest stripe is below"
 	echo "1/16 free; capacity / entries is the slots per entry held). The rest"
-	echo "is the bucket heads (2-4 B a slot) and the fixed tables. With 40 B"
+	echo "is the bucket heads (4-8 B a slot) and the fixed tables. With 40 B"
 	echo "slots, 48 B all in would leave under 8 B for spare slots, heads and"
 	echo "tables: the target needs smaller slots (issue 14) or presizing."
 	echo
