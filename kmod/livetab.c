@@ -61,11 +61,50 @@ static void mt_live_distribute(struct mt_livetab *t, u32 first, u32 last)
 	}
 }
 
+/*
+ * A stripe is low when fewer than 1/16 of the entries it holds are free.
+ * Growth hands every stripe the same share of new entries, so the fullest
+ * stripe decides when the index grows: the mark is that stripe's reserve
+ * for the time the grower takes (irq_work, a worker, vmalloc, handing out),
+ * which at 1/16 is 1/16 of the whole index's inserts, spread evenly, before
+ * that stripe could run dry, while the spare capacity it leaves is small.
+ * An insert that still finds its stripe empty is counted (MT_LIVE_FULL).
+ */
+static inline bool mt_live_stripe_low(const struct mt_live_stripe *st)
+{
+	u32 nr_free = READ_ONCE(st->nr_free);
+
+	return nr_free < 8 || nr_free < (nr_free + READ_ONCE(st->nr_used)) / 16;
+}
+
+static bool mt_live_any_low(const struct mt_livetab *t)
+{
+	u32 s;
+
+	for (s = 0; s < (1U << t->stripe_bits); s++)
+		/*
+		 * Unlocked, while hooks move the counts: a stale look only
+		 * makes the worker grow one step late (the next insert into
+		 * a low stripe kicks again) or skip a kick a grow answered.
+		 */
+		if (data_race(mt_live_stripe_low(&t->stripes[s])))
+			return true;
+	return false;
+}
+
+static int mt_live_grow(struct mt_livetab *t, bool only_when_low);
+
 static void mt_live_grow_workfn(struct work_struct *work)
 {
 	struct mt_livetab *t = container_of(work, struct mt_livetab, grow_work);
 
-	mt_livetab_grow(t);
+	/*
+	 * Hooks keep kicking while a stripe stays low, so the work is often
+	 * queued again while a grow is in flight: once that grow has handed
+	 * out its entries, the kick is stale and growing again would only
+	 * leave spare capacity.
+	 */
+	mt_live_grow(t, true);
 }
 
 static void mt_live_grow_irq_workfn(struct irq_work *w)
@@ -171,12 +210,6 @@ void mt_livetab_clear(struct mt_livetab *t)
 	mutex_unlock(&t->grow_mutex);
 }
 
-/* A stripe is low when fewer than 1/8 of the entries it holds are free. */
-static inline bool mt_live_stripe_low(const struct mt_live_stripe *st)
-{
-	return st->nr_free < 8 || st->nr_free < (st->nr_free + st->nr_used) / 8;
-}
-
 enum mt_live_insert mt_livetab_insert(struct mt_livetab *t, const struct mt_live *e,
 				      struct mt_live *old)
 {
@@ -206,7 +239,9 @@ enum mt_live_insert mt_livetab_insert(struct mt_livetab *t, const struct mt_live
 	idx = st->free_head;
 	if (unlikely(!idx)) {
 		raw_spin_unlock(&st->lock);
-		irq_work_queue(&t->grow_irq_work);
+		/* At the limit (grows < 0), no grow can help: no kick. */
+		if (atomic_read(&t->grows) >= 0)
+			irq_work_queue(&t->grow_irq_work);
 		return MT_LIVE_FULL;
 	}
 	slot = mt_live_at(t, idx);
@@ -374,16 +409,26 @@ static struct mt_live_buckets *mt_live_rehash_stripe(struct mt_livetab *t,
 	return ob;
 }
 
-int mt_livetab_grow(struct mt_livetab *t)
+/* Grow, or with only_when_low only if a stripe is still low. */
+static int mt_live_grow(struct mt_livetab *t, bool only_when_low)
 {
 	u32 nr_stripes = 1U << t->stripe_bits, add, c, first, s;
 	struct mt_live_buckets **old;
+	bool replaced;
 	int ret = 0;
 
 	mutex_lock(&t->grow_mutex);
+	if (only_when_low && !mt_live_any_low(t)) {
+		mutex_unlock(&t->grow_mutex);
+		return 0;
+	}
 	WRITE_ONCE(t->grower, current);
-	/* Grow by half of the capacity, at least one chunk. */
-	add = max_t(u32, t->nr_chunks / 2, 1);
+	/*
+	 * Grow by 1/8 of the capacity, at least one chunk: the spare capacity
+	 * a grow leaves is at most that step plus the low-water mark, where
+	 * half the capacity left up to a third of the index unused.
+	 */
+	add = max_t(u32, t->nr_chunks / 8, 1);
 	add = min(add, t->max_chunks - t->nr_chunks);
 	if (!add) {
 		/* At the limit: stop kicking growth from the hooks. */
@@ -405,11 +450,18 @@ int mt_livetab_grow(struct mt_livetab *t)
 	mt_live_distribute(t, first * MT_LIVE_CHUNK, c * MT_LIVE_CHUNK);
 	atomic_inc(&t->grows);
 	old = kvcalloc(nr_stripes, sizeof(*old), GFP_KERNEL);
-	for (s = 0; old && s < nr_stripes; s++)
+	replaced = false;
+	for (s = 0; old && s < nr_stripes; s++) {
 		old[s] = mt_live_rehash_stripe(t, &t->stripes[s]);
+		replaced |= old[s] != NULL;
+	}
 	if (old) {
-		/* One grace period for all the replaced arrays. */
-		synchronize_rcu();
+		/*
+		 * One grace period for all the replaced arrays; none when no
+		 * stripe was rehashed (most of the 1/8 steps).
+		 */
+		if (replaced)
+			synchronize_rcu();
 		for (s = 0; s < nr_stripes; s++)
 			kvfree(old[s]);
 		kvfree(old);
@@ -418,6 +470,11 @@ out:
 	WRITE_ONCE(t->grower, NULL);
 	mutex_unlock(&t->grow_mutex);
 	return ret;
+}
+
+int mt_livetab_grow(struct mt_livetab *t)
+{
+	return mt_live_grow(t, false);
 }
 
 u64 mt_livetab_count(struct mt_livetab *t)

@@ -206,7 +206,10 @@ static __always_inline bool mt_livetab_may_hold_nopreempt(struct mt_livetab *t,
 	return READ_ONCE(*mt_live_bucket(t, READ_ONCE(mt_live_stripe(t, hash)->buckets), hash));
 }
 
-/* Grow now, in process context (the work item's body; tests call it). */
+/*
+ * Grow one step now, low or not, in process context (tests; the work item
+ * grows only while a stripe is low).
+ */
 int mt_livetab_grow(struct mt_livetab *t);
 
 u64 mt_livetab_count(struct mt_livetab *t);

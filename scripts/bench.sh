@@ -591,7 +591,7 @@ else {
 	echo "times one MEMTRACE_IOC_SNAPSHOT while the objects are live). memtrace.ko"
 	echo "is loaded fresh for each N with live_max_entries the larger of 2N"
 	echo "and its default (16M), and its defaults otherwise (the index starts"
-	echo "at 1M entries and grows by half), but"
+	echo "at 1M entries and grows by 1/8 when a stripe is below 1/16 free), but"
 	echo "stack_pool_mb=4 and stat_slots=4096, so that its fixed tables weigh"
 	echo "little. Memory per entry: the drop of MemFree from before tracing"
 	echo "started to the N objects held, less the objects' own (untraced) drop,"
@@ -605,9 +605,11 @@ else {
 	echo
 	echo "Where the bytes go: the live index's slots are most of them, and"
 	echo "every slot beyond the entries held is spare capacity that growth left"
-	echo "(the index grows by half at a time; capacity / entries is the slots"
-	echo "per entry held). The 48 B target needs presizing or smaller growth"
-	echo "steps (issue 14). The rest is the bucket heads and the fixed tables."
+	echo "(the index grows by 1/8 at a time, once its fullest stripe is below"
+	echo "1/16 free; capacity / entries is the slots per entry held). The rest"
+	echo "is the bucket heads (4-8 B a slot) and the fixed tables. With 40 B"
+	echo "slots, 48 B all in would leave under 8 B for spare slots, heads and"
+	echo "tables: the target needs smaller slots (issue 14) or presizing."
 	echo
 	echo "100K distinct stacks: memtrace_bench.ko's stacks:100000 allocates"
 	echo "100000 objects each through its own chain of 17 calls (one of two"

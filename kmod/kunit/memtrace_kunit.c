@@ -713,6 +713,62 @@ static void mt_test_live_grow(struct kunit *test)
 }
 
 /*
+ * Growth's kick: the work item grows by one step (1/8 of the capacity, at
+ * least a chunk) while a stripe is low, and a kick that finds no stripe
+ * low (hooks kick on every insert into a low stripe, so most kicks queued
+ * during a grow are stale) adds nothing.
+ */
+static void mt_test_live_grow_kick(struct kunit *test)
+{
+	struct mt_live_stripe *st;
+	struct mt_livetab *t;
+	struct mt_live out;
+	u64 cap0;
+	u32 i, n;
+
+	/*
+	 * On the heap, and no assertion between init and destroy: the test
+	 * queues the table's work item, which must not outlive it.
+	 */
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, mt_livetab_init(t, MT_LIVE_CHUNK - 1, 8 * MT_LIVE_CHUNK), 0);
+	cap0 = mt_livetab_capacity(t);
+	KUNIT_EXPECT_FALSE(test, mt_live_any_low(t));
+	queue_work(system_unbound_wq, &t->grow_work);
+	flush_work(&t->grow_work);
+	KUNIT_EXPECT_EQ(test, mt_livetab_capacity(t), cap0);
+
+	/*
+	 * Fill until a stripe of 15 or 16 entries is low (8 used; the inserts
+	 * kick a grow themselves, which may have run already).  The hash
+	 * spreads these addresses evenly, so no stripe is near full then.
+	 */
+	for (n = 1; n < MT_LIVE_CHUNK; n++) {
+		if (!mt_insert(t, n * 64UL, MEMTRACE_KIND_CACHE, 64)) {
+			KUNIT_FAIL(test, "insert %u failed", n);
+			goto out;
+		}
+		st = mt_live_stripe(t, mt_live_hash(n * 64UL, MT_NS_KVA));
+		if (mt_live_stripe_low(st) || mt_livetab_capacity(t) != cap0)
+			break;
+	}
+	KUNIT_EXPECT_LT(test, n, MT_LIVE_CHUNK);
+	irq_work_sync(&t->grow_irq_work);
+	queue_work(system_unbound_wq, &t->grow_work);
+	flush_work(&t->grow_work);
+	queue_work(system_unbound_wq, &t->grow_work);
+	flush_work(&t->grow_work);
+	KUNIT_EXPECT_EQ(test, mt_livetab_capacity(t), cap0 + MT_LIVE_CHUNK);
+	KUNIT_EXPECT_FALSE(test, mt_live_any_low(t));
+	KUNIT_EXPECT_EQ(test, mt_livetab_count(t), (u64)min_t(u32, n, MT_LIVE_CHUNK - 1));
+	for (i = 1; i <= n && i < MT_LIVE_CHUNK; i++)
+		KUNIT_EXPECT_TRUE(test, mt_remove(t, i * 64UL, MEMTRACE_KIND_CACHE, &out));
+out:
+	mt_livetab_destroy(t);
+}
+
+/*
  * Several CPUs insert and delete at once, in process context (work items)
  * and in hard IRQ context (IPIs), each on its own address range, while
  * frees of another CPU's addresses cross over.  At the end exactly the
@@ -1578,6 +1634,7 @@ static struct kunit_case mt_live_cases[] = {
 	KUNIT_CASE(mt_test_live_one_entry),
 	KUNIT_CASE(mt_test_live_full),
 	KUNIT_CASE(mt_test_live_grow),
+	KUNIT_CASE(mt_test_live_grow_kick),
 	KUNIT_CASE(mt_test_live_concurrent),
 	{}
 };
