@@ -15,17 +15,38 @@
 #include <errno.h>
 #include <inttypes.h>
 
+/* v as printf's "%" PRIX64 writes it, without a format to parse. */
+static void put_hex(FILE *out, uint64_t v)
+{
+	char buf[16];
+	size_t n = 0;
+
+	do {
+		buf[n++] = "0123456789ABCDEF"[v & 0xf];
+		v >>= 4;
+	} while (v);
+	while (n)
+		putc(buf[--n], out);
+}
+
+/*
+ * A summary of 100K stacks is millions of these lines: put together
+ * with fputs, not printf's format parsing.
+ */
 static void frame_line(FILE *out, const struct rm_frame *f, bool first)
 {
-	fprintf(out, "   %s 0x%" PRIX64 ": %s", first ? "at" : "by", f->addr,
-		f->function ? f->function : "???");
+	fputs(first ? "   at 0x" : "   by 0x", out);
+	put_hex(out, f->addr);
+	fputs(": ", out);
+	fputs(f->function ? f->function : "???", out);
 	if (f->file)
 		fprintf(out, " (%s:%u)", f->file, f->line);
-	else if (f->map_path)
-		fprintf(out, " (in %s)", f->map_path);
-	else if (f->module)
-		fprintf(out, " (in %s)", f->module);
-	fputc('\n', out);
+	else if (f->map_path || f->module) {
+		fputs(" (in ", out);
+		fputs(f->map_path ? f->map_path : f->module, out);
+		putc(')', out);
+	}
+	putc('\n', out);
 }
 
 int fmt_memcheck(FILE *out, const struct report_model *m)

@@ -26,6 +26,7 @@ struct rm_frame {
 	char *file;		/* source file (basename); NULL without debug info */
 	uint32_t line;
 	bool inlined;		/* a call inlined at addr (the next frame has the same addr) */
+	bool shared;		/* text, function, module, file: the snapshot's kfmemo's */
 	/* User frames: the object mapped at addr (see usyms_mapping). */
 	char *map_path;		/* NULL: none (kernel frames, or unknown) */
 	char *build_id;		/* hex, "" if none */
