@@ -14,30 +14,38 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
-/* v as printf's "%" PRIX64 writes it, without a format to parse. */
-static void put_hex(FILE *out, uint64_t v)
+/*
+ * "   at 0x<v>: " (or "by"), v as printf's "%" PRIX64 writes it, into buf
+ * (32 bytes at least); returns its length.
+ */
+static size_t addr_prefix(char *buf, uint64_t v, bool first)
 {
-	char buf[16];
-	size_t n = 0;
+	char hex[16];
+	size_t n = 0, len;
 
 	do {
-		buf[n++] = "0123456789ABCDEF"[v & 0xf];
+		hex[n++] = "0123456789ABCDEF"[v & 0xf];
 		v >>= 4;
 	} while (v);
-	while (n)
-		putc(buf[--n], out);
+	memcpy(buf, first ? "   at 0x" : "   by 0x", 8);
+	for (len = 8; n;)
+		buf[len++] = hex[--n];
+	buf[len++] = ':';
+	buf[len++] = ' ';
+	return len;
 }
 
 /*
  * A summary of 100K stacks is millions of these lines: put together
- * with fputs, not printf's format parsing.
+ * without printf's format parsing, in few calls.
  */
 static void frame_line(FILE *out, const struct rm_frame *f, bool first)
 {
-	fputs(first ? "   at 0x" : "   by 0x", out);
-	put_hex(out, f->addr);
-	fputs(": ", out);
+	char buf[32];
+
+	fwrite(buf, 1, addr_prefix(buf, f->addr, first), out);
 	fputs(f->function ? f->function : "???", out);
 	if (f->file)
 		fprintf(out, " (%s:%u)", f->file, f->line);
@@ -49,7 +57,7 @@ static void frame_line(FILE *out, const struct rm_frame *f, bool first)
 	putc('\n', out);
 }
 
-int fmt_memcheck(FILE *out, const struct report_model *m)
+void fmt_memcheck_head(FILE *out, const struct report_model *m)
 {
 	char b[2][40];
 
@@ -61,22 +69,37 @@ int fmt_memcheck(FILE *out, const struct report_model *m)
 	fprintf(out, "   (memtrace follows no pointers: each may be lost or still reachable)\n");
 	if (m->sampled)
 		fprintf(out, "   (sampling: bytes and blocks are estimates)\n");
-	for (size_t i = m->nr_stacks; i-- > 0;) {
-		const struct rm_stack *s = &m->stacks[i];
-		bool first = true;
+}
 
-		mt_group_thousands(s->bytes, b[0], sizeof(b[0]));
-		mt_group_thousands(s->count, b[1], sizeof(b[1]));
-		fprintf(out, "\n%s bytes in %s blocks are still in use in record %zu of %zu\n",
-			b[0], b[1], m->nr_stacks - i, m->nr_stacks);
-		if (!s->nr_frames)
-			fprintf(out, "   %s\n", s->note ? s->note : "[no stack]");
-		for (size_t f = 0; f < s->nr_frames; f++) {
-			/* Memcheck gives an inlined call the address of its caller's frame too. */
-			frame_line(out, &s->frames[f], first);
-			first = false;
-		}
+void fmt_memcheck_record(FILE *out, const struct report_model *m, size_t i)
+{
+	const struct rm_stack *s = &m->stacks[i];
+	bool first = true;
+	char b[2][40];
+
+	mt_group_thousands(s->bytes, b[0], sizeof(b[0]));
+	mt_group_thousands(s->count, b[1], sizeof(b[1]));
+	fprintf(out, "\n%s bytes in %s blocks are still in use in record %zu of %zu\n",
+		b[0], b[1], m->nr_stacks - i, m->nr_stacks);
+	if (!s->nr_frames)
+		fprintf(out, "   %s\n", s->note ? s->note : "[no stack]");
+	for (size_t f = 0; f < s->nr_frames; f++) {
+		/* Memcheck gives an inlined call the address of its caller's frame too. */
+		frame_line(out, &s->frames[f], first);
+		first = false;
 	}
+}
+
+int fmt_memcheck_tail(FILE *out)
+{
 	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
+}
+
+int fmt_memcheck(FILE *out, const struct report_model *m)
+{
+	fmt_memcheck_head(out, m);
+	for (size_t i = m->nr_stacks; i-- > 0;)
+		fmt_memcheck_record(out, m, i);
+	return fmt_memcheck_tail(out);
 }

@@ -27,6 +27,22 @@ unsigned int report_kind_mask(const struct mt_options *opts)
 			    : KIND_MASK_ALL & ~KIND_MASK_BACKING;
 }
 
+/* text and a newline, in one write to out's buffer where they fit one */
+static void put_line(FILE *out, const char *text)
+{
+	char buf[256];
+	size_t len = strlen(text);
+
+	if (len >= sizeof(buf)) {
+		fputs(text, out);
+		putc('\n', out);
+		return;
+	}
+	memcpy(buf, text, len);
+	buf[len] = '\n';
+	fwrite(buf, 1, len + 1, out);
+}
+
 void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 		  struct ksyms *ks, struct usyms *us, const char *indent,
 		  const struct mt_options *o)
@@ -53,8 +69,7 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 			fprintf(out, "0x%016" PRIx64 "\t", f->addr);
 		if (!memleak) {
 			/* No format to parse: millions of lines in a big report. */
-			fputs(f->text, out);
-			putc('\n', out);
+			put_line(out, f->text);
 			continue;
 		}
 		if (f->function)

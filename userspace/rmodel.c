@@ -356,9 +356,43 @@ static int fill_caches(struct report_model *m, const struct slab_row *rows, size
 	return 0;
 }
 
+static int build_leaks(struct report_model *m, const struct mt_snapshot *snap,
+		       const struct stack_total *totals, size_t nr_totals,
+		       const struct report_ctx *ctx, bool frames);
+
 int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 		       const struct stack_total *totals, size_t nr_totals,
 		       const struct report_ctx *ctx)
+{
+	return build_leaks(m, snap, totals, nr_totals, ctx, true);
+}
+
+int rmodel_build_leaks_frameless(struct report_model *m, const struct mt_snapshot *snap,
+				 const struct stack_total *totals, size_t nr_totals,
+				 const struct report_ctx *ctx)
+{
+	return build_leaks(m, snap, totals, nr_totals, ctx, false);
+}
+
+int rmodel_stack_frames(struct rm_stack *st, const struct mt_snapshot *snap,
+			const struct report_ctx *ctx)
+{
+	return fill_frames(st, snap, ctx,
+			   ctx->images ? images_usyms(ctx->images, st->image) : NULL);
+}
+
+void rmodel_stack_drop_frames(struct rm_stack *st)
+{
+	rmodel_free_frames(st->frames, st->nr_frames);
+	free(st->note);
+	st->frames = NULL;
+	st->nr_frames = 0;
+	st->note = NULL;
+}
+
+static int build_leaks(struct report_model *m, const struct mt_snapshot *snap,
+		       const struct stack_total *totals, size_t nr_totals,
+		       const struct report_ctx *ctx, bool frames)
 {
 	const struct stack_total **ranked;
 	size_t nr, shown;
@@ -387,8 +421,8 @@ int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 		st->frees = t->frees;
 		m->bytes += st->bytes;
 		m->count += st->count;
-		ret = fill_frames(st, snap, ctx,
-				  ctx->images ? images_usyms(ctx->images, t->image) : NULL);
+		if (frames)
+			ret = rmodel_stack_frames(st, snap, ctx);
 	}
 	free(ranked);
 	if (!ret && m->mode == RM_KERNEL_LEAKS) {

@@ -125,6 +125,19 @@ int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 		       const struct report_ctx *ctx);
 
 /*
+ * rmodel_build_leaks without the stacks' frames (nor notes): a caller
+ * that prints stack by stack gives each its frames with
+ * rmodel_stack_frames and takes them back with rmodel_stack_drop_frames,
+ * so that a report of 100K stacks never holds all their frames at once.
+ */
+int rmodel_build_leaks_frameless(struct report_model *m, const struct mt_snapshot *snap,
+				 const struct stack_total *totals, size_t nr_totals,
+				 const struct report_ctx *ctx);
+int rmodel_stack_frames(struct rm_stack *st, const struct mt_snapshot *snap,
+			const struct report_ctx *ctx);
+void rmodel_stack_drop_frames(struct rm_stack *st);
+
+/*
  * --slab's model: per (cache, stack), the live objects and bytes of the
  * -T caches the text report shows, biggest cache first.
  */

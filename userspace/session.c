@@ -329,10 +329,22 @@ static int leak_summary(const struct mt_snapshot *snap, const struct stack_total
 
 	all.top = UINT_MAX;
 	c.opts = &all;
-	ret = rmodel_build_leaks(&m, snap, totals, nr_totals, &c);
+	/*
+	 * Every stack: their frames one stack at a time, not all at once
+	 * (100K stacks of 17 frames were 190 MB of frames).
+	 */
+	ret = rmodel_build_leaks_frameless(&m, snap, totals, nr_totals, &c);
 	if (ret)
 		return ret;
-	ret = fmt_memcheck(stdout, &m);
+	fmt_memcheck_head(stdout, &m);
+	for (size_t i = m.nr_stacks; i-- > 0 && !ret;) {
+		ret = rmodel_stack_frames(&m.stacks[i], snap, &c);
+		if (!ret)
+			fmt_memcheck_record(stdout, &m, i);
+		rmodel_stack_drop_frames(&m.stacks[i]);
+	}
+	if (!ret)
+		ret = fmt_memcheck_tail(stdout);
 	rmodel_free(&m);
 	if (ret)
 		fprintf(stderr, PROG ": cannot write the report: %s\n", strerror(-ret));
