@@ -41,20 +41,22 @@ static size_t addr_prefix(char *buf, uint64_t v, bool first)
  * A summary of 100K stacks is millions of these lines: put together
  * without printf's format parsing, in few calls.
  */
-static void frame_line(FILE *out, const struct rm_frame *f, bool first)
+static void frame_line(struct mt_outbuf *ob, const struct rm_frame *f, bool first)
 {
 	char buf[32];
 
-	fwrite(buf, 1, addr_prefix(buf, f->addr, first), out);
-	fputs(f->function ? f->function : "???", out);
-	if (f->file)
-		fprintf(out, " (%s:%u)", f->file, f->line);
-	else if (f->map_path || f->module) {
-		fputs(" (in ", out);
-		fputs(f->map_path ? f->map_path : f->module, out);
-		putc(')', out);
+	mt_outbuf_put(ob, buf, addr_prefix(buf, f->addr, first));
+	mt_outbuf_puts(ob, f->function ? f->function : "???");
+	if (f->file) {
+		mt_outbuf_put(ob, " (", 2);
+		mt_outbuf_puts(ob, f->file);
+		mt_outbuf_put(ob, buf, (size_t)snprintf(buf, sizeof(buf), ":%u)", f->line));
+	} else if (f->map_path || f->module) {
+		mt_outbuf_put(ob, " (in ", 5);
+		mt_outbuf_puts(ob, f->map_path ? f->map_path : f->module);
+		mt_outbuf_put(ob, ")", 1);
 	}
-	putc('\n', out);
+	mt_outbuf_put(ob, "\n", 1);
 }
 
 void fmt_memcheck_head(FILE *out, const struct report_model *m)
@@ -74,6 +76,7 @@ void fmt_memcheck_head(FILE *out, const struct report_model *m)
 void fmt_memcheck_record(FILE *out, const struct report_model *m, size_t i)
 {
 	const struct rm_stack *s = &m->stacks[i];
+	struct mt_outbuf ob;
 	bool first = true;
 	char b[2][40];
 
@@ -83,11 +86,13 @@ void fmt_memcheck_record(FILE *out, const struct report_model *m, size_t i)
 		b[0], b[1], m->nr_stacks - i, m->nr_stacks);
 	if (!s->nr_frames)
 		fprintf(out, "   %s\n", s->note ? s->note : "[no stack]");
+	mt_outbuf_init(&ob, out);
 	for (size_t f = 0; f < s->nr_frames; f++) {
 		/* Memcheck gives an inlined call the address of its caller's frame too. */
-		frame_line(out, &s->frames[f], first);
+		frame_line(&ob, &s->frames[f], first);
 		first = false;
 	}
+	mt_outbuf_flush(&ob);
 }
 
 int fmt_memcheck_tail(FILE *out)

@@ -27,20 +27,22 @@ unsigned int report_kind_mask(const struct mt_options *opts)
 			    : KIND_MASK_ALL & ~KIND_MASK_BACKING;
 }
 
-/* text and a newline, in one write to out's buffer where they fit one */
-static void put_line(FILE *out, const char *text)
+/* A frame as -M (memleak's format) prints it: "function+0xoff [module]" */
+static void memleak_frame(struct mt_outbuf *ob, const struct rm_frame *f)
 {
-	char buf[256];
-	size_t len = strlen(text);
+	char off[24];
 
-	if (len >= sizeof(buf)) {
-		fputs(text, out);
-		putc('\n', out);
-		return;
+	if (f->function) {
+		mt_outbuf_puts(ob, f->function);
+		mt_outbuf_put(ob, off, (size_t)snprintf(off, sizeof(off), "+0x%" PRIx64, f->offset));
+	} else {
+		mt_outbuf_puts(ob, "[unknown]");
 	}
-	memcpy(buf, text, len);
-	buf[len] = '\n';
-	fwrite(buf, 1, len + 1, out);
+	if (f->module) {
+		mt_outbuf_put(ob, " [", 2);
+		mt_outbuf_puts(ob, f->module);
+		mt_outbuf_put(ob, "]", 1);
+	}
 }
 
 void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
@@ -48,6 +50,8 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 		  const struct mt_options *o)
 {
 	bool memleak = o && o->memleak_format, addresses = o && o->frame_addresses;
+	size_t indent_len = strlen(indent);
+	struct mt_outbuf ob;
 	struct rm_frame *frames;
 	const char *note;
 	size_t nr;
@@ -58,28 +62,28 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 	}
 	if (note)
 		fprintf(out, "%s%s\n", indent, note);
+	/* The stack's lines in one write: millions of lines in a big report. */
+	mt_outbuf_init(&ob, out);
 	for (size_t i = 0; i < nr; i++) {
 		const struct rm_frame *f = &frames[i];
 
 		/* memleak prints one line per address, without source lines. */
 		if (memleak && f->inlined)
 			continue;
-		fputs(indent, out);
-		if (addresses)
-			fprintf(out, "0x%016" PRIx64 "\t", f->addr);
-		if (!memleak) {
-			/* No format to parse: millions of lines in a big report. */
-			put_line(out, f->text);
-			continue;
+		mt_outbuf_put(&ob, indent, indent_len);
+		if (addresses) {
+			char a[24];
+
+			mt_outbuf_put(&ob, a, (size_t)snprintf(a, sizeof(a), "0x%016" PRIx64 "\t",
+							       f->addr));
 		}
-		if (f->function)
-			fprintf(out, "%s+0x%" PRIx64, f->function, f->offset);
+		if (memleak)
+			memleak_frame(&ob, f);
 		else
-			fputs("[unknown]", out);
-		if (f->module)
-			fprintf(out, " [%s]", f->module);
-		fputc('\n', out);
+			mt_outbuf_puts(&ob, f->text);
+		mt_outbuf_put(&ob, "\n", 1);
 	}
+	mt_outbuf_flush(&ob);
 	rmodel_free_frames(frames, nr);
 }
 
