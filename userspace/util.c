@@ -62,15 +62,13 @@ void mt_outbuf_flush(struct mt_outbuf *ob)
 	ob->n = 0;
 }
 
-void mt_outbuf_put(struct mt_outbuf *ob, const char *s, size_t len)
+void mt_outbuf_put_full(struct mt_outbuf *ob, const char *s, size_t len)
 {
-	if (ob->n + len > sizeof(ob->b)) {
-		mt_outbuf_flush(ob);
-		if (len > sizeof(ob->b)) {
-			fwrite(s, 1, len, ob->out);
-			return;
-		}
+	mt_outbuf_flush(ob);
+	if (len > sizeof(ob->b)) {
+		fwrite(s, 1, len, ob->out);
+		return;
 	}
-	memcpy(ob->b + ob->n, s, len);
-	ob->n += len;
+	memcpy(ob->b, s, len);
+	ob->n = len;
 }

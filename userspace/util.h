@@ -61,8 +61,19 @@ static inline void mt_outbuf_init(struct mt_outbuf *ob, FILE *out)
 	ob->out = out;
 	ob->n = 0;
 }
-void mt_outbuf_put(struct mt_outbuf *ob, const char *s, size_t len);
 void mt_outbuf_flush(struct mt_outbuf *ob);
+/* mt_outbuf_put where s does not fit what is left of b */
+void mt_outbuf_put_full(struct mt_outbuf *ob, const char *s, size_t len);
+/* Inline: a few calls a line, millions of lines. */
+static inline void mt_outbuf_put(struct mt_outbuf *ob, const char *s, size_t len)
+{
+	if (ob->n + len > sizeof(ob->b)) {
+		mt_outbuf_put_full(ob, s, len);
+		return;
+	}
+	memcpy(ob->b + ob->n, s, len);
+	ob->n += len;
+}
 static inline void mt_outbuf_puts(struct mt_outbuf *ob, const char *s)
 {
 	mt_outbuf_put(ob, s, strlen(s));
