@@ -467,10 +467,15 @@ static int report_once(struct session *s)
 			ret = write_formats(o, &snap, NULL, 0, &ctx);
 	} else {
 		bool text = cli_text_report(o);
+		const struct stack_total **ranked = NULL;
 
 		ret = aggregate_by_stack(&snap, report_kind_mask(o), &totals, &nr_totals);
 		if (!ret)
 			ret = trend_update(s->trend, totals, nr_totals);
+		/* One ranking for the report, the summary and the formats */
+		if (!ret)
+			ret = report_rank(&snap, totals, nr_totals, &ctx, &ranked, &ctx.nr_ranked);
+		ctx.ranked = ranked;
 		if (!ret && text && o->mode == MT_MODE_KERNEL_LEAKS)
 			ret = report_module_unloads(stdout, &snap, totals, nr_totals, &ctx,
 						    &s->unloads_seen);
@@ -482,6 +487,7 @@ static int report_once(struct session *s)
 		}
 		if (!ret)
 			ret = write_formats(o, &snap, totals, nr_totals, &ctx);
+		free(ranked);
 		free(totals);
 	}
 	snapshot_free(&snap);
