@@ -425,7 +425,8 @@ static int build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 			ret = rmodel_stack_frames(st, snap, ctx);
 	}
 	free(ranked);
-	if (!ret && m->mode == RM_KERNEL_LEAKS) {
+	/* The caches: a sort of every counter, which a frameless model's reader skips */
+	if (!ret && frames && m->mode == RM_KERNEL_LEAKS) {
 		struct slab_row *rows = NULL;
 		size_t nr_rows = 0;
 

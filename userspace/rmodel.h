@@ -125,7 +125,8 @@ int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 		       const struct report_ctx *ctx);
 
 /*
- * rmodel_build_leaks without the stacks' frames (nor notes): a caller
+ * rmodel_build_leaks without the stacks' frames (nor notes) nor the
+ * caches (fmt_memcheck shows neither; the caches take a sort): a caller
  * that prints stack by stack gives each its frames with
  * rmodel_stack_frames and takes them back with rmodel_stack_drop_frames,
  * so that a report of 100K stacks never holds all their frames at once.
