@@ -62,6 +62,8 @@ user_counts() {
 		awk '{ n += $2 } END { if (n) printf "[user]\t%.0f\n", n }' "$1"
 		return
 	fi
+	command -v eu-addr2line >/dev/null ||
+		{ echo "bench-profile: no eu-addr2line (Debian's elfutils; make deps installs it)" >&2; exit 1; }
 	# ADDRESS COUNT OBJECT (OBJECT "-": outside the maps), in input order
 	awk "$HEX"'FNR == NR { split($1, r, "-"); lo[NR] = hex(r[1]); hi[NR] = hex(r[2])
 			o = $6; sub(/.*\//, "", o); obj[NR] = o == "" ? "anonymous" : o; nm = NR; next }
@@ -73,7 +75,7 @@ user_counts() {
 		awk '/^0x[0-9a-f]+$/ { if (a != "") print s; a = $0; s = "??"; k = 0; next }
 			{ if (k++ == 0) s = $0 } END { if (a != "") print s }' >"$tmp/usyms"
 	# the symbols in the same order: "name+0xOFF" or "name@@VERSION+0xOFF"
-	awk -F'\t' 'FNR == NR { sym[++n] = $0; next }
+	awk -F'\t' 'FILENAME == ARGV[1] { sym[++n] = $0; next }
 		$3 == "-" { t["[user: other processes]"] += $2; next }
 		{ s = sym[++i]; sub(/\+0x[0-9a-f]+$/, "", s); sub(/@.*/, "", s)
 		  if (s == "??" || s == "") s = "[unknown]"

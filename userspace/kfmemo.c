@@ -20,7 +20,20 @@ struct kfmemo_slot {
 struct kfmemo {
 	struct kfmemo_slot *slots;
 	size_t size, used;	/* size: a power of two, or 0 */
+	unsigned int loads;	/* of the symbol table the names come from */
+	bool loads_set;
+	bool retired;		/* the symbol table was loaded again */
 };
+
+void kfmemo_symbols(struct kfmemo *memo, unsigned int loads)
+{
+	if (!memo)
+		return;
+	if (memo->loads_set && memo->loads != loads)
+		memo->retired = true;
+	memo->loads = loads;
+	memo->loads_set = true;
+}
 
 struct kfmemo *kfmemo_new(void)
 {
@@ -84,7 +97,7 @@ const struct rm_frame *kfmemo_get(const struct kfmemo *memo, uint32_t epoch, uin
 {
 	const struct kfmemo_slot *s;
 
-	if (!memo || !memo->size)
+	if (!memo || !memo->size || memo->retired)
 		return NULL;
 	s = find(memo, epoch, ip);
 	return s->used ? &s->frame : NULL;
@@ -94,6 +107,8 @@ int kfmemo_put(struct kfmemo *memo, uint32_t epoch, uint64_t ip, struct rm_frame
 {
 	struct kfmemo_slot *s;
 
+	if (memo->retired)
+		return -ESTALE;
 	if (2 * (memo->used + 1) > memo->size && grow(memo))
 		return -ENOMEM;
 	s = find(memo, epoch, ip);

@@ -239,9 +239,11 @@ static int add_kernel_frame(const struct mt_snapshot *snap, uint32_t epoch, uint
 			    struct ksyms *ks, struct rm_frame **frames, size_t *nr, size_t *cap,
 			    char *lines)
 {
-	const struct rm_frame *kept = kfmemo_get(snap->kfmemo, epoch, ip);
+	const struct rm_frame *kept;
 	int ret;
 
+	kfmemo_symbols(snap->kfmemo, ksyms_loads(ks));
+	kept = kfmemo_get(snap->kfmemo, epoch, ip);
 	if (kept) {
 		ret = reserve_frame(frames, nr, cap);
 		if (!ret)
@@ -250,6 +252,8 @@ static int add_kernel_frame(const struct mt_snapshot *snap, uint32_t epoch, uint
 	}
 	ksyms_format_frame(ks, snap, epoch, ip, lines, FRAME_LINE_LEN);
 	ret = add_frame(frames, nr, cap, ip, lines);
+	/* The lookup may have loaded the symbols again (the memo retires). */
+	kfmemo_symbols(snap->kfmemo, ksyms_loads(ks));
 	/* Without room in the memo the frame stays its own. */
 	if (!ret && snap->kfmemo)
 		kfmemo_put(snap->kfmemo, epoch, ip, &(*frames)[*nr - 1]);

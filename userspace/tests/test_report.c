@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The memleak-style report: exact text for small snapshots. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate.h"
 #include "harness.h"
+#include "kfmemo.h"
 #include "ksyms.h"
 #include "report.h"
+#include "rmodel.h"
 #include "snapbuild.h"
 #include "snapshot.h"
 
@@ -321,6 +324,26 @@ static char *leaks_text(const struct mt_snapshot *snap, const struct stack_total
  * report without it, one filling it and one from it are the same, with
  * an address named differently by stacks of two epochs (build_freed).
  */
+/* Names from a symbol table loaded again (a module came or went) are not reused. */
+static void test_frame_memo_retires(void)
+{
+	struct kfmemo *m = kfmemo_new();
+	struct rm_frame f = { .addr = 0x1000, .text = strdup("kfree+0x1a [kernel]"),
+			      .function = strdup("kfree"), .module = strdup("kernel") };
+	struct rm_frame g = f;
+
+	kfmemo_symbols(m, 1);
+	check(kfmemo_put(m, 0, 0x1000, &f) == 0 && f.shared && kfmemo_get(m, 0, 0x1000) &&
+	      !kfmemo_get(m, 1, 0x1000), "kfmemo: a frame is kept by (epoch, address)");
+	kfmemo_symbols(m, 1);
+	check(kfmemo_get(m, 0, 0x1000) != NULL, "kfmemo: the same symbol table: still found");
+	kfmemo_symbols(m, 2);
+	g.shared = false;
+	check(!kfmemo_get(m, 0, 0x1000) && kfmemo_put(m, 0, 0x2000, &g) == -ESTALE && !g.shared,
+	      "kfmemo: symbols loaded again: nothing found or kept any more");
+	kfmemo_free(m);
+}
+
 static void test_frame_memo(void)
 {
 	struct report_ctx ctx = { 0 };
@@ -369,6 +392,7 @@ void report_tests(void)
 {
 	test_freed_code();
 	test_frame_memo();
+	test_frame_memo_retires();
 	test_default();
 	test_show_allocs();
 	test_combined_sampled_trend();
