@@ -38,20 +38,65 @@ HEX='function hex(s,   i, n) {
 awk "$HEX"'$1 == "PROFSYM" { printf "%.0f S %s%s\n", hex($2), $3, $4 == "" ? "" : " " $4 }' \
 	"$tmp/con" >"$tmp/syms"
 
+# A process's maps (PROFMAP lines, its /proc/PID/maps as the guest read
+# it): user blocks in them go to functions of its files (user_counts);
+# the guest's /usr/bin/NAME is the host's BINDIR/NAME for the first
+# directory of $BENCH_PROFILE_BINDIRS that has it, the libraries are the
+# host's own (the guest's are copies, at the same paths).
+sed -n 's/^PROFMAP //p' "$tmp/con" | while read -r range perms off dev inode path; do
+	if [ "${path#/usr/bin/}" != "$path" ]; then
+		for d in ${BENCH_PROFILE_BINDIRS:-}; do
+			[ -f "$d/${path#/usr/bin/}" ] && { path=$(cd "$d" && pwd)/${path#/usr/bin/}; break; }
+		done
+	fi
+	echo "$range $perms $off $dev $inode $path"
+done >"$tmp/maps"
+
+# user_counts FILE: "function [object]<TAB>instructions" of the user
+# blocks ("ADDRESS COUNT" lines) in FILE: by the maps' files' symbols
+# (elfutils' eu-addr2line -M reads the maps and finds each file's
+# symbols, separate debug files included); a block outside the maps
+# (another process's) goes to "[user: other processes]".
+user_counts() {
+	if [ ! -s "$tmp/maps" ]; then
+		awk '{ n += $2 } END { if (n) printf "[user]\t%.0f\n", n }' "$1"
+		return
+	fi
+	command -v eu-addr2line >/dev/null ||
+		{ echo "bench-profile: no eu-addr2line (Debian's elfutils; make deps installs it)" >&2; exit 1; }
+	# ADDRESS COUNT OBJECT (OBJECT "-": outside the maps), in input order
+	awk "$HEX"'FNR == NR { split($1, r, "-"); lo[NR] = hex(r[1]); hi[NR] = hex(r[2])
+			o = $6; sub(/.*\//, "", o); obj[NR] = o == "" ? "anonymous" : o; nm = NR; next }
+		{ a = hex($1); o = "-"
+		  for (i = 1; i <= nm; i++) if (a >= lo[i] && a < hi[i]) { o = obj[i]; break }
+		  print $1, $2, o }' "$tmp/maps" "$1" >"$tmp/ublocks"
+	awk '$3 != "-" { print "0x" $1 }' "$tmp/ublocks" |
+		eu-addr2line -M "$tmp/maps" -S -a 2>/dev/null |
+		awk '/^0x[0-9a-f]+$/ { if (a != "") print s; a = $0; s = "??"; k = 0; next }
+			{ if (k++ == 0) s = $0 } END { if (a != "") print s }' >"$tmp/usyms"
+	# the symbols in the same order: "name+0xOFF" or "name@@VERSION+0xOFF"
+	awk -F'\t' 'FILENAME == ARGV[1] { sym[++n] = $0; next }
+		$3 == "-" { t["[user: other processes]"] += $2; next }
+		{ s = sym[++i]; sub(/\+0x[0-9a-f]+$/, "", s); sub(/@.*/, "", s)
+		  if (s == "??" || s == "") s = "[unknown]"
+		  t[s " [" $3 "]"] += $2 }
+		END { for (f in t) printf "%s\t%.0f\n", f, t[f] }' "$tmp/usyms" \
+		<(tr ' ' '\t' <"$tmp/ublocks")
+}
+
 # fn_counts N: "function<TAB>instructions" of window N
 fn_counts() {
 	local f=$prefix.$1
 	[ -s "$f" ] || { echo "bench-profile: no $f" >&2; return 1; }
+	awk '!(length($1) == 16 && substr($1, 1, 8) == "ffffffff")' "$f" >"$tmp/user.$1"
+	user_counts "$tmp/user.$1"
 	{
 		cat "$tmp/syms"
 		awk "$HEX"'{
 			if (length($1) == 16 && substr($1, 1, 8) == "ffffffff")
 				printf "%.0f B %s\n", hex(substr($1, 9)), $2
-			else
-				user += $2
-		} END { printf "-1 U %.0f\n", user }' "$f"
+		}' "$f"
 	} | sort -s -k1,1n -k2,2r | awk '
-		$2 == "U" { n["[user]"] += $3; next }
 		# Of the symbols at one address, the first: kallsyms sorts
 		# section markers (__irqentry_text_end...) after the function
 		# they share it with.
@@ -82,6 +127,41 @@ per_pair() {
 	fi
 	echo "$pairs $per" >"$tmp/$name.per"
 }
+
+# --window NAME [ROWS]: one window's own instructions (no base), its
+# ROWS (default 25) largest functions, then the rest, each object's
+# (the kernel, each user file) and the total, in millions and a unit
+# (PAIRS of the BENCHPROF line, named by $BENCH_PROFILE_UNIT: e.g. stack)
+if [ "$1" = --window ]; then
+	read -r n units per < <(awk -v w="$2" '$2 == w { print $1, $3, $4; exit }' "$tmp/windows") ||
+		{ echo "bench-profile: no window $2" >&2; exit 1; }
+	fn_counts "$n" >"$tmp/one.fn"
+	sort -t"$(printf '\t')" -k2,2nr "$tmp/one.fn" | awk -F'\t' -v rows="${3:-25}" -v u="$units" \
+		-v unit="${BENCH_PROFILE_UNIT:-unit}" \
+		-v per="$per" -v name="$2" '
+		function row(f, x) { printf "| %s | %.1f | %.1f%% | %.0f |\n", f, x / 1e6, 100 * x / tot, x / u }
+		{ f[NR] = $1; x[NR] = $2; tot += $2
+		  o = "kernel"; if (match($1, / \[[^]]+\]$/)) o = substr($1, RSTART + 2, RLENGTH - 3)
+		  if ($1 ~ /^\[user/) o = $1
+		  # a kernel function is "name" or "name [module]"
+		  else if (o != "kernel" && $1 !~ /\.so|memtrace-read|anonymous|vdso/) o = "kernel"
+		  obj[o] += $2 }
+		END {
+			if (!tot) exit 1
+			printf "| %s: function [object] | instructions (M) | share | per %s |\n", name, unit
+			print "|---|---|---|---|"
+			for (i = 1; i <= NR && i <= rows; i++) row(f[i], x[i])
+			for (i = rows + 1; i <= NR; i++) rest += x[i]
+			row("(the rest)", rest)
+			# the sum of each object, largest first, those of 0.1% or more
+			for (o in obj) if (obj[o] >= tot / 1000) ord[++no] = o
+			for (i = 2; i <= no; i++) for (j = i; j > 1 && obj[ord[j]] > obj[ord[j - 1]]; j--) {
+				t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t }
+			for (i = 1; i <= no; i++) row("all of " ord[i], obj[ord[i]])
+			row("total", tot)
+			printf "| the window by the guest clock | %.1f | | |\n", per / 1e6 }'
+	exit
+fi
 
 base=$1
 shift

@@ -64,6 +64,14 @@ int fmt_svg(FILE *out, const struct report_model *m, struct mt_err *err);
 
 /* LEAK SUMMARY and a record per stack, in Valgrind Memcheck's words. */
 int fmt_memcheck(FILE *out, const struct report_model *m);
+/*
+ * fmt_memcheck in its parts, for a caller that gives each stack its
+ * frames only while its record prints (rmodel_stack_frames): the head,
+ * then record i for i from m->nr_stacks - 1 down to 0, then the tail.
+ */
+void fmt_memcheck_head(FILE *out, const struct report_model *m);
+void fmt_memcheck_record(FILE *out, const struct report_model *m, size_t i);
+int fmt_memcheck_tail(FILE *out);
 
 /*
  * Writes path atomically: render() into "path.tmp" (same directory), then

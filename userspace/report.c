@@ -27,11 +27,31 @@ unsigned int report_kind_mask(const struct mt_options *opts)
 			    : KIND_MASK_ALL & ~KIND_MASK_BACKING;
 }
 
+/* A frame as -M (memleak's format) prints it: "function+0xoff [module]" */
+static void memleak_frame(struct mt_outbuf *ob, const struct rm_frame *f)
+{
+	char off[24];
+
+	if (f->function) {
+		mt_outbuf_puts(ob, f->function);
+		mt_outbuf_put(ob, off, (size_t)snprintf(off, sizeof(off), "+0x%" PRIx64, f->offset));
+	} else {
+		mt_outbuf_puts(ob, "[unknown]");
+	}
+	if (f->module) {
+		mt_outbuf_put(ob, " [", 2);
+		mt_outbuf_puts(ob, f->module);
+		mt_outbuf_put(ob, "]", 1);
+	}
+}
+
 void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 		  struct ksyms *ks, struct usyms *us, const char *indent,
 		  const struct mt_options *o)
 {
 	bool memleak = o && o->memleak_format, addresses = o && o->frame_addresses;
+	size_t indent_len = strlen(indent);
+	struct mt_outbuf ob;
 	struct rm_frame *frames;
 	const char *note;
 	size_t nr;
@@ -42,27 +62,28 @@ void report_stack(FILE *out, const struct mt_snapshot *snap, uint32_t stack_id,
 	}
 	if (note)
 		fprintf(out, "%s%s\n", indent, note);
+	/* The stack's lines in one write: millions of lines in a big report. */
+	mt_outbuf_init(&ob, out);
 	for (size_t i = 0; i < nr; i++) {
 		const struct rm_frame *f = &frames[i];
 
 		/* memleak prints one line per address, without source lines. */
 		if (memleak && f->inlined)
 			continue;
-		fputs(indent, out);
-		if (addresses)
-			fprintf(out, "0x%016" PRIx64 "\t", f->addr);
-		if (!memleak) {
-			fprintf(out, "%s\n", f->text);
-			continue;
+		mt_outbuf_put(&ob, indent, indent_len);
+		if (addresses) {
+			char a[24];
+
+			mt_outbuf_put(&ob, a, (size_t)snprintf(a, sizeof(a), "0x%016" PRIx64 "\t",
+							       f->addr));
 		}
-		if (f->function)
-			fprintf(out, "%s+0x%" PRIx64, f->function, f->offset);
+		if (memleak)
+			memleak_frame(&ob, f);
 		else
-			fputs("[unknown]", out);
-		if (f->module)
-			fprintf(out, " [%s]", f->module);
-		fputc('\n', out);
+			mt_outbuf_puts(&ob, f->text);
+		mt_outbuf_put(&ob, "\n", 1);
 	}
+	mt_outbuf_flush(&ob);
 	rmodel_free_frames(frames, nr);
 }
 
@@ -199,6 +220,13 @@ int report_rank(const struct mt_snapshot *snap, const struct stack_total *totals
 	ranked = calloc(nr_totals ? nr_totals : 1, sizeof(*ranked));
 	if (!ranked)
 		return -ENOMEM;
+	if (ctx->ranked) {
+		/* Ranked already: 100K stacks took a sort each time. */
+		memcpy(ranked, ctx->ranked, ctx->nr_ranked * sizeof(*ranked));
+		*out = ranked;
+		*nr_out = ctx->nr_ranked;
+		return 0;
+	}
 	for (size_t i = 0; i < nr_totals; i++) {
 		if (totals[i].old_count == 0)
 			continue;	/* nothing outstanding from this stack */

@@ -24,6 +24,12 @@ struct report_ctx {
 	const struct trend_table *trend;	/* NULL: no [growing]/[stable] tags */
 	char timestamp[16];			/* "HH:MM:SS" */
 	bool final;				/* user mode: the target ended */
+	/*
+	 * report_rank's result for these totals and options, made once for
+	 * the report, its summary and its formats (NULL: each ranks them).
+	 */
+	const struct stack_total *const *ranked;
+	size_t nr_ranked;
 };
 
 /* An allocation's address as its process sees it (see MEMTRACE_USER_ADDR). */

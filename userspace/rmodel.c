@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "images.h"
+#include "kfmemo.h"
 #include "slabview.h"
 
 #define FRAME_LINES	8	/* a frame and the functions inlined at it */
@@ -149,10 +150,12 @@ int rmodel_parse_frame(const char *text, struct rm_frame *f)
 
 static void free_frame(struct rm_frame *f)
 {
-	free(f->text);
-	free(f->function);
-	free(f->module);
-	free(f->file);
+	if (!f->shared) {
+		free(f->text);
+		free(f->function);
+		free(f->module);
+		free(f->file);
+	}
 	free(f->map_path);
 	free(f->build_id);
 }
@@ -164,11 +167,9 @@ void rmodel_free_frames(struct rm_frame *frames, size_t nr)
 	free(frames);
 }
 
-static int add_frame(struct rm_frame **frames, size_t *nr, size_t *cap, uint64_t addr,
-		     const char *text)
+/* Room for one more frame in *frames. */
+static int reserve_frame(struct rm_frame **frames, size_t *nr, size_t *cap)
 {
-	struct rm_frame *f;
-
 	if (*nr == *cap) {
 		size_t n = *cap ? *cap * 2 : 16;
 		struct rm_frame *grown = realloc(*frames, n * sizeof(**frames));
@@ -178,6 +179,16 @@ static int add_frame(struct rm_frame **frames, size_t *nr, size_t *cap, uint64_t
 		*frames = grown;
 		*cap = n;
 	}
+	return 0;
+}
+
+static int add_frame(struct rm_frame **frames, size_t *nr, size_t *cap, uint64_t addr,
+		     const char *text)
+{
+	struct rm_frame *f;
+
+	if (reserve_frame(frames, nr, cap))
+		return -ENOMEM;
 	f = &(*frames)[*nr];
 	memset(f, 0, sizeof(*f));
 	f->addr = addr;
@@ -218,6 +229,37 @@ int rmodel_add_user_frame(struct rm_stack *st, size_t *cap, uint64_t addr, const
 	return ret;
 }
 
+/*
+ * A kernel frame: the snapshot's memo of it, or symbolized (into lines, a
+ * FRAME_LINE_LEN buffer) and then kept in the memo.  Many stacks share
+ * their frames: a report of 100K stacks looked up, formatted and parsed
+ * the same few hundred addresses millions of times.
+ */
+static int add_kernel_frame(const struct mt_snapshot *snap, uint32_t epoch, uint64_t ip,
+			    struct ksyms *ks, struct rm_frame **frames, size_t *nr, size_t *cap,
+			    char *lines)
+{
+	const struct rm_frame *kept;
+	int ret;
+
+	kfmemo_symbols(snap->kfmemo, ksyms_loads(ks));
+	kept = kfmemo_get(snap->kfmemo, epoch, ip);
+	if (kept) {
+		ret = reserve_frame(frames, nr, cap);
+		if (!ret)
+			(*frames)[(*nr)++] = *kept;
+		return ret;
+	}
+	ksyms_format_frame(ks, snap, epoch, ip, lines, FRAME_LINE_LEN);
+	ret = add_frame(frames, nr, cap, ip, lines);
+	/* The lookup may have loaded the symbols again (the memo retires). */
+	kfmemo_symbols(snap->kfmemo, ksyms_loads(ks));
+	/* Without room in the memo the frame stays its own. */
+	if (!ret && snap->kfmemo)
+		kfmemo_put(snap->kfmemo, epoch, ip, &(*frames)[*nr - 1]);
+	return ret;
+}
+
 int rmodel_frames(const struct mt_snapshot *snap, uint32_t stack_id, struct ksyms *ks,
 		  struct usyms *us, struct rm_frame **frames, size_t *nr, const char **note)
 {
@@ -254,8 +296,7 @@ int rmodel_frames(const struct mt_snapshot *snap, uint32_t stack_id, struct ksym
 			}
 			continue;
 		}
-		ksyms_format_frame(ks, snap, s->epoch, s->ips[i], lines, FRAME_LINE_LEN);
-		ret = add_frame(frames, nr, &cap, s->ips[i], lines);
+		ret = add_kernel_frame(snap, s->epoch, s->ips[i], ks, frames, nr, &cap, lines);
 	}
 	if (ret) {
 		rmodel_free_frames(*frames, *nr);
@@ -319,9 +360,43 @@ static int fill_caches(struct report_model *m, const struct slab_row *rows, size
 	return 0;
 }
 
+static int build_leaks(struct report_model *m, const struct mt_snapshot *snap,
+		       const struct stack_total *totals, size_t nr_totals,
+		       const struct report_ctx *ctx, bool frames);
+
 int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 		       const struct stack_total *totals, size_t nr_totals,
 		       const struct report_ctx *ctx)
+{
+	return build_leaks(m, snap, totals, nr_totals, ctx, true);
+}
+
+int rmodel_build_leaks_frameless(struct report_model *m, const struct mt_snapshot *snap,
+				 const struct stack_total *totals, size_t nr_totals,
+				 const struct report_ctx *ctx)
+{
+	return build_leaks(m, snap, totals, nr_totals, ctx, false);
+}
+
+int rmodel_stack_frames(struct rm_stack *st, const struct mt_snapshot *snap,
+			const struct report_ctx *ctx)
+{
+	return fill_frames(st, snap, ctx,
+			   ctx->images ? images_usyms(ctx->images, st->image) : NULL);
+}
+
+void rmodel_stack_drop_frames(struct rm_stack *st)
+{
+	rmodel_free_frames(st->frames, st->nr_frames);
+	free(st->note);
+	st->frames = NULL;
+	st->nr_frames = 0;
+	st->note = NULL;
+}
+
+static int build_leaks(struct report_model *m, const struct mt_snapshot *snap,
+		       const struct stack_total *totals, size_t nr_totals,
+		       const struct report_ctx *ctx, bool frames)
 {
 	const struct stack_total **ranked;
 	size_t nr, shown;
@@ -350,11 +425,12 @@ int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 		st->frees = t->frees;
 		m->bytes += st->bytes;
 		m->count += st->count;
-		ret = fill_frames(st, snap, ctx,
-				  ctx->images ? images_usyms(ctx->images, t->image) : NULL);
+		if (frames)
+			ret = rmodel_stack_frames(st, snap, ctx);
 	}
 	free(ranked);
-	if (!ret && m->mode == RM_KERNEL_LEAKS) {
+	/* The caches: a sort of every counter, which a frameless model's reader skips */
+	if (!ret && frames && m->mode == RM_KERNEL_LEAKS) {
 		struct slab_row *rows = NULL;
 		size_t nr_rows = 0;
 

@@ -26,6 +26,7 @@ struct rm_frame {
 	char *file;		/* source file (basename); NULL without debug info */
 	uint32_t line;
 	bool inlined;		/* a call inlined at addr (the next frame has the same addr) */
+	bool shared;		/* text, function, module, file: the snapshot's kfmemo's */
 	/* User frames: the object mapped at addr (see usyms_mapping). */
 	char *map_path;		/* NULL: none (kernel frames, or unknown) */
 	char *build_id;		/* hex, "" if none */
@@ -122,6 +123,20 @@ int rmodel_add_user_frame(struct rm_stack *st, size_t *cap, uint64_t addr, const
 int rmodel_build_leaks(struct report_model *m, const struct mt_snapshot *snap,
 		       const struct stack_total *totals, size_t nr_totals,
 		       const struct report_ctx *ctx);
+
+/*
+ * rmodel_build_leaks without the stacks' frames (nor notes) nor the
+ * caches (fmt_memcheck shows neither; the caches take a sort): a caller
+ * that prints stack by stack gives each its frames with
+ * rmodel_stack_frames and takes them back with rmodel_stack_drop_frames,
+ * so that a report of 100K stacks never holds all their frames at once.
+ */
+int rmodel_build_leaks_frameless(struct report_model *m, const struct mt_snapshot *snap,
+				 const struct stack_total *totals, size_t nr_totals,
+				 const struct report_ctx *ctx);
+int rmodel_stack_frames(struct rm_stack *st, const struct mt_snapshot *snap,
+			const struct report_ctx *ctx);
+void rmodel_stack_drop_frames(struct rm_stack *st);
 
 /*
  * --slab's model: per (cache, stack), the live objects and bytes of the

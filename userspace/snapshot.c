@@ -7,6 +7,7 @@
  * struct come from a newer module: their extra fields are skipped.
  */
 #include "snapshot.h"
+#include "kfmemo.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -322,6 +323,8 @@ int snapshot_parse(const void *buffer, size_t len, struct mt_snapshot *snap,
 	ret = parse_caches(snap, err);
 	if (ret)
 		goto fail;
+	/* Without one (no memory), frames are symbolized each time they show. */
+	snap->kfmemo = kfmemo_new();
 	return 0;
 fail:
 	snapshot_free(snap);
@@ -337,6 +340,8 @@ void snapshot_free(struct mt_snapshot *snap)
 	free(snap->caches);
 	free(snap->freed_syms);
 	free(snap->freed_names);
+	kfmemo_free(snap->kfmemo);
+	snap->kfmemo = NULL;
 	snap->freed_syms = NULL;
 	snap->freed_names = NULL;
 	snap->nr_freed_syms = 0;

@@ -49,6 +49,7 @@ struct mt_snapshot {
 	struct mt_freed_sym *freed_syms;	/* sorted by start */
 	size_t nr_freed_syms;
 	char *freed_names;
+	struct kfmemo *kfmemo;		/* its kernel frames, symbolized once (NULL: none) */
 };
 
 /*

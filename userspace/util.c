@@ -54,3 +54,21 @@ int64_t mt_realtime_offset_ns(void)
 	clock_gettime(CLOCK_REALTIME, &r);
 	return (r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
 }
+
+void mt_outbuf_flush(struct mt_outbuf *ob)
+{
+	if (ob->n)
+		fwrite(ob->b, 1, ob->n, ob->out);
+	ob->n = 0;
+}
+
+void mt_outbuf_put_full(struct mt_outbuf *ob, const char *s, size_t len)
+{
+	mt_outbuf_flush(ob);
+	if (len > sizeof(ob->b)) {
+		fwrite(s, 1, len, ob->out);
+		return;
+	}
+	memcpy(ob->b, s, len);
+	ob->n = len;
+}

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 struct mt_err {
 	char msg[512];
@@ -39,6 +41,43 @@ static inline uint64_t mt_align_up(uint64_t v, uint64_t align)
 
 /* v with thousands separated by commas ("66,824"), as Memcheck prints them. */
 void mt_group_thousands(uint64_t v, char *buf, size_t len);
+
+/*
+ * Text gathered for one write to a stdio stream: a report of 100K stacks
+ * is millions of short lines, and each stdio call costs more than the
+ * bytes it copies.  mt_outbuf_put copies into b (writing it out first
+ * when full; longer strings go straight through), mt_outbuf_flush writes
+ * what is left: call it before anything else writes to the stream.
+ */
+struct mt_outbuf {
+	FILE *out;
+	size_t n;
+	char b[8192];
+};
+
+/* Not an initializer: that would zero the 8 KiB buffer at every use. */
+static inline void mt_outbuf_init(struct mt_outbuf *ob, FILE *out)
+{
+	ob->out = out;
+	ob->n = 0;
+}
+void mt_outbuf_flush(struct mt_outbuf *ob);
+/* mt_outbuf_put where s does not fit what is left of b */
+void mt_outbuf_put_full(struct mt_outbuf *ob, const char *s, size_t len);
+/* Inline: a few calls a line, millions of lines. */
+static inline void mt_outbuf_put(struct mt_outbuf *ob, const char *s, size_t len)
+{
+	if (ob->n + len > sizeof(ob->b)) {
+		mt_outbuf_put_full(ob, s, len);
+		return;
+	}
+	memcpy(ob->b + ob->n, s, len);
+	ob->n += len;
+}
+static inline void mt_outbuf_puts(struct mt_outbuf *ob, const char *s)
+{
+	mt_outbuf_put(ob, s, strlen(s));
+}
 
 #define MT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

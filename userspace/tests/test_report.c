@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The memleak-style report: exact text for small snapshots. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate.h"
 #include "harness.h"
+#include "kfmemo.h"
 #include "ksyms.h"
 #include "report.h"
+#include "rmodel.h"
 #include "snapbuild.h"
+#include "snapshot.h"
 
 #define SEC 1000000000ULL
 
@@ -302,9 +306,93 @@ out:
 	free(buf);
 }
 
+/* One report of snap, as a string. */
+static char *leaks_text(const struct mt_snapshot *snap, const struct stack_total *totals,
+			size_t nr, const struct report_ctx *ctx)
+{
+	size_t size = 0;
+	char *text = NULL;
+	FILE *out = open_memstream(&text, &size);
+
+	report_leaks(out, snap, totals, nr, ctx);
+	fclose(out);
+	return text;
+}
+
+/*
+ * The snapshot's memo of kernel frames (kfmemo.c) changes no byte: a
+ * report without it, one filling it and one from it are the same, with
+ * an address named differently by stacks of two epochs (build_freed).
+ */
+/* Names from a symbol table loaded again (a module came or went) are not reused. */
+static void test_frame_memo_retires(void)
+{
+	struct kfmemo *m = kfmemo_new();
+	struct rm_frame f = { .addr = 0x1000, .text = strdup("kfree+0x1a [kernel]"),
+			      .function = strdup("kfree"), .module = strdup("kernel") };
+	struct rm_frame g = f;
+
+	kfmemo_symbols(m, 1);
+	check(kfmemo_put(m, 0, 0x1000, &f) == 0 && f.shared && kfmemo_get(m, 0, 0x1000) &&
+	      !kfmemo_get(m, 1, 0x1000), "kfmemo: a frame is kept by (epoch, address)");
+	kfmemo_symbols(m, 1);
+	check(kfmemo_get(m, 0, 0x1000) != NULL, "kfmemo: the same symbol table: still found");
+	kfmemo_symbols(m, 2);
+	g.shared = false;
+	check(!kfmemo_get(m, 0, 0x1000) && kfmemo_put(m, 0, 0x2000, &g) == -ESTALE && !g.shared,
+	      "kfmemo: symbols loaded again: nothing found or kept any more");
+	kfmemo_free(m);
+}
+
+static void test_frame_memo(void)
+{
+	struct report_ctx ctx = { 0 };
+	struct stack_total *totals = NULL;
+	struct kfmemo *memo;
+	struct mt_snapshot snap;
+	struct mt_options o;
+	struct mt_err err;
+	size_t len, nr = 0;
+	char *plain, *filling, *kept;
+	uint8_t *buf;
+
+	build_freed();
+	buf = sb_build(&sb, &len);
+	cli_defaults(&o);
+	o.older_ms = 0;
+	ctx.opts = &o;
+	snprintf(ctx.timestamp, sizeof(ctx.timestamp), "12:34:56");
+	ctx.ksyms = ksyms_new(fixture_path("kallsyms-basic.txt"));
+	if (snapshot_parse(buf, len, &snap, &err) || ksyms_reload(ctx.ksyms, &err)) {
+		check(false, "frame memo: setup failed: %s", err.msg);
+		ksyms_free(ctx.ksyms);
+		free(buf);
+		return;
+	}
+	aggregate_by_stack(&snap, report_kind_mask(&o), &totals, &nr);
+	memo = snap.kfmemo;
+	snap.kfmemo = NULL;
+	plain = leaks_text(&snap, totals, nr, &ctx);
+	snap.kfmemo = memo;
+	filling = leaks_text(&snap, totals, nr, &ctx);
+	kept = leaks_text(&snap, totals, nr, &ctx);
+	check(memo && !strcmp(plain, filling) && !strcmp(plain, kept) &&
+	      strstr(kept, "gone_fn+0x10 [gone_mod]") && strstr(kept, "other_fn+0x10 [other_mod]"),
+	      "frame memo: the report is the same without it, filling it and from it");
+	free(plain);
+	free(filling);
+	free(kept);
+	free(totals);
+	snapshot_free(&snap);
+	ksyms_free(ctx.ksyms);
+	free(buf);
+}
+
 void report_tests(void)
 {
 	test_freed_code();
+	test_frame_memo();
+	test_frame_memo_retires();
 	test_default();
 	test_show_allocs();
 	test_combined_sampled_trend();
