@@ -654,6 +654,8 @@ static struct sym_proc *sym_of(struct growth *g, int pid, bool make)
 	g->syms[g->nr_syms].pid = pid;
 	if (usyms_new(pid, &g->syms[g->nr_syms].u, &err))
 		g->syms[g->nr_syms].u = NULL;
+	/* Read now: in this drain, or (-p) before the first. */
+	g->syms[g->nr_syms].drain = g->drains;
 	return &g->syms[g->nr_syms++];
 }
 
@@ -665,12 +667,17 @@ static void sym_refresh(struct growth *g, int pid)
 
 	if (s && s->u)
 		usyms_refresh(s->u, &err);
+	if (s)
+		s->drain = g->drains;
 }
 
 /*
  * A process with calls in this drain: read its mappings again if they
- * were read in an earlier drain (an exec, a dlopen since), while it is
- * there; once per drain, however many calls it made.
+ * were read before it (an exec, a dlopen since), while it is there; once
+ * per drain, however many calls it made.  -p reads the target's at
+ * attach, so its first drain with calls reads them again: a library it
+ * dlopen()s then waits in is named even if its next calls are drained
+ * only once it has exited (its maps gone).
  */
 static void sym_seen(struct growth *g, int pid)
 {
@@ -679,7 +686,7 @@ static void sym_seen(struct growth *g, int pid)
 
 	if (!s || s->drain == g->drains)
 		return;
-	if (s->drain && s->u)
+	if (s->u)
 		usyms_refresh(s->u, &err);
 	s->drain = g->drains;
 }

@@ -197,7 +197,10 @@ diag "--unwind=fp: $(growth_stack /tmp/gcfi-mmap-fp.out "$MMAP_RE" | tr '\n' ' '
 
 # --- -p, a library dlopen()ed after attach (no frame pointers): its table
 # is handed over at the next interval; the stack of its mmap after that
-# reaches main through it. --------------------------------------------------
+# reaches main through it.  The reader is stopped from before that mmap
+# until the process has exited: it drains the call, and names the
+# library's frames, with the process gone (as a make check once had it by
+# chance; the library's maps must have been read while it waited). ------
 rm -f /tmp/gcfi.fifo
 mkfifo /tmp/gcfi.fifo
 /usr/bin/dlopenprog /usr/bin/libdlalloc.so 1 300000 wait </tmp/gcfi.fifo >/tmp/gcfi-dl.prog 2>&1 &
@@ -216,10 +219,13 @@ if wait_for 60 grep -q '^Tracing' /tmp/gcfi-dl.out; then
 	wait_for 30 grep -q '^LOADED' /tmp/gcfi-dl.prog
 	n=$(grep -c '^\[[0-9:]*\] ' /tmp/gcfi-dl.out)
 	wait_for 60 reports_reach $((n + 2))
+	mtread=$(pidof memtrace-read)
+	kill -STOP $mtread
 	echo leak >&4
 	wait_for 30 grep -q '^LEAKED' /tmp/gcfi-dl.prog
 	exec 4>&-
 	wait "$TARGET"
+	kill -CONT $mtread
 	wait "$READER"
 	check_eq "-p dlopen: memtrace-read --mmap --stacks -p exits 0 once the process is gone" 0 "$?"
 	# Per stack, the frames of the library and the program, innermost first.
