@@ -241,31 +241,46 @@ static void build_freed(void)
 	sb_ksym(&sb, 0xffffffffc0b00000ULL, 0x80, 2, 0, "gone_fn", "gone_mod");
 }
 
+/*
+ * The freed-code snapshot (build_freed()) parsed, with the fixture's
+ * kallsyms, for a default report at 12:34:56; the caller frees *buf and
+ * ctx->ksyms.  Non-zero (and a failed check named by what) on error.
+ */
+static int freed_setup(struct report_ctx *ctx, struct mt_options *o, struct mt_snapshot *snap,
+		       uint8_t **buf, const char *what)
+{
+	struct mt_err err;
+	size_t len;
+
+	build_freed();
+	*buf = sb_build(&sb, &len);
+	cli_defaults(o);
+	o->older_ms = 0;
+	ctx->opts = o;
+	snprintf(ctx->timestamp, sizeof(ctx->timestamp), "12:34:56");
+	ctx->ksyms = ksyms_new(fixture_path("kallsyms-basic.txt"));
+	if (snapshot_parse(*buf, len, snap, &err) || ksyms_reload(ctx->ksyms, &err)) {
+		check(false, "%s: setup failed: %s", what, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static void test_freed_code(void)
 {
 	struct report_ctx ctx = { 0 };
 	struct stack_total *totals = NULL;
 	struct mt_snapshot snap;
 	struct mt_options o;
-	struct mt_err err;
-	size_t len, nr = 0, size = 0;
+	size_t nr = 0, size = 0;
 	uint8_t *buf;
 	uint32_t seen = 0;
 	char *text = NULL;
 	FILE *out;
 	bool ok;
 
-	build_freed();
-	buf = sb_build(&sb, &len);
-	cli_defaults(&o);
-	o.older_ms = 0;
-	ctx.opts = &o;
-	snprintf(ctx.timestamp, sizeof(ctx.timestamp), "12:34:56");
-	ctx.ksyms = ksyms_new(fixture_path("kallsyms-basic.txt"));
-	if (snapshot_parse(buf, len, &snap, &err) || ksyms_reload(ctx.ksyms, &err)) {
-		check(false, "freed code: setup failed: %s", err.msg);
+	if (freed_setup(&ctx, &o, &snap, &buf, "freed code"))
 		goto out;
-	}
 	aggregate_by_stack(&snap, report_kind_mask(&o), &totals, &nr);
 	out = open_memstream(&text, &size);
 	report_module_unloads(out, &snap, totals, nr, &ctx, &seen);
@@ -351,20 +366,11 @@ static void test_frame_memo(void)
 	struct kfmemo *memo;
 	struct mt_snapshot snap;
 	struct mt_options o;
-	struct mt_err err;
-	size_t len, nr = 0;
+	size_t nr = 0;
 	char *plain, *filling, *kept;
 	uint8_t *buf;
 
-	build_freed();
-	buf = sb_build(&sb, &len);
-	cli_defaults(&o);
-	o.older_ms = 0;
-	ctx.opts = &o;
-	snprintf(ctx.timestamp, sizeof(ctx.timestamp), "12:34:56");
-	ctx.ksyms = ksyms_new(fixture_path("kallsyms-basic.txt"));
-	if (snapshot_parse(buf, len, &snap, &err) || ksyms_reload(ctx.ksyms, &err)) {
-		check(false, "frame memo: setup failed: %s", err.msg);
+	if (freed_setup(&ctx, &o, &snap, &buf, "frame memo")) {
 		ksyms_free(ctx.ksyms);
 		free(buf);
 		return;
