@@ -47,6 +47,12 @@
 #   CHECK_GUESTS   guests to run (default "6.1 6.12 debug debug-user lockdown
 #                  6.1-numa 6.12-numa 6.12-rt 7.2"; debug-numa, not a
 #                  default, runs 54-migration.sh alone on the debug kernel)
+#   CHECK_SCRIPTS  only these tests/e2e scripts (names, e.g. "20-kernel-leaks.sh
+#                  60-soak.sh"), in each guest that runs them anyway
+#   CHECK_LOAD     N: keep N busy processes (CPU hogs at the guests' own
+#                  priority) running beside the guests, for a run under
+#                  load on purpose: a check that depends on the host's
+#                  speed fails there first (default 0)
 # Logs: build/logs/ (check.tap has every result line).
 set -u
 export LC_ALL=C
@@ -401,6 +407,16 @@ guest_args() {
 		done
 		;;
 	esac
+	if [ -n "${CHECK_SCRIPTS:-}" ]; then
+		s=$scripts scripts=
+		for s in $s; do
+			case " $CHECK_SCRIPTS " in *" ${s##*/} "*) scripts="$scripts $s" ;; esac
+		done
+		if [ -z "$scripts" ]; then
+			echo "# $label: none of CHECK_SCRIPTS runs here"
+			return 1
+		fi
+	fi
 	kv=${KVER_OF[$l]:-}
 	args=(--label "$label" --scripts "$scripts")
 	case $l in
@@ -497,8 +513,27 @@ run_guests() {
 	done
 }
 
+# start_load N: N CPU hogs for the guest stage (CHECK_LOAD), in LOAD_PIDS.
+LOAD_PIDS=
+start_load() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
+		LOAD_PIDS="$LOAD_PIDS $!"
+	done
+	[ -z "$LOAD_PIDS" ] || trap 'kill $LOAD_PIDS 2>/dev/null' EXIT
+}
+
 if wants guest; then
 	stage "guests ($GUESTS)"
+	case ${CHECK_LOAD:-0} in
+	'' | *[!0-9]*) echo "CHECK_LOAD must be a number of busy processes" >&2; exit 2 ;;
+	0) ;;
+	*)
+		echo "# under load: ${CHECK_LOAD} busy processes beside the guests"
+		start_load "$CHECK_LOAD"
+		;;
+	esac
 	# Each guest is one single-threaded TCG qemu: two lanes of guests, one
 	# after another in each, keep two cores busy.  The two halves of the
 	# debug kernel's run are the longest: one starts each lane; the rest
@@ -518,9 +553,15 @@ if wants guest; then
 	# shellcheck disable=SC2086 # lists of labels
 	{
 		run_guests $lane_a &
+		pid_a=$!
 		run_guests $lane_b &
-		wait
+		wait "$pid_a" $!	# not the load's hogs
 	}
+	if [ -n "$LOAD_PIDS" ]; then
+		# shellcheck disable=SC2086 # a list of pids
+		kill $LOAD_PIDS 2>/dev/null
+		trap - EXIT
+	fi
 	for l in $GUESTS; do
 		echo "== guest $l"
 		stream "" <"$LOGS/guest-$l.out"
