@@ -15,7 +15,8 @@
  *    probed, in the libraries it really maps;
  *  - each dlopen() and dlclose() of its traced thread holds it once the
  *    loader is done (SPAWN_EV_MAPPED): new objects are mapped, none of
- *    their code has run (a hardware breakpoint on _dl_debug_state);
+ *    their code has run (a hardware breakpoint on _dl_debug_state, on
+ *    machines where one traps: spawn_loader_watch_works());
  *  - its exit (PTRACE_O_TRACEEXIT) holds it too (SPAWN_EV_EXITING), while
  *    its mappings can still be read;
  *  - with follow_forks its children are traced the same way
@@ -81,6 +82,14 @@ void spawn_release(struct spawn *s, pid_t pid);
  * killed.  Waits for the tracer thread and frees s.
  */
 void spawn_finish(struct spawn *s);
+
+/*
+ * Whether this machine's hardware breakpoints trap (tried once, on a child
+ * of its own): if not (some virtual machines), SPAWN_EV_MAPPED never
+ * comes, and objects a dlopen() maps are found as -p finds them, at the
+ * next report, after their constructors ran.
+ */
+bool spawn_loader_watch_works(void);
 
 /*
  * The exit status a shell would give for a wait status: the code it

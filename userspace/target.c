@@ -115,6 +115,10 @@ int target_open(const struct mt_options *o, struct mt_device *dev, struct target
 		/* cfi asked of a module without unwind tables */
 	} else if (o->cmd_argv) {
 		ret = spawn_start(o->cmd_argv, o->follow_forks, &t->spawn, err);
+		if (!ret && !spawn_loader_watch_works())
+			fprintf(stderr, PROG ": note: hardware breakpoints do not trap on this "
+				"machine: a library the command dlopen()s is probed at the next "
+				"report, as with -p, not before its constructors run\n");
 		if (!ret) {
 			t->pid = spawn_pid(t->spawn);
 			ret = spawn_exec(t->spawn, err);

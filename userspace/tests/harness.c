@@ -175,38 +175,64 @@ bool same_as_golden(const char *text, const char *golden_name)
 	return same;
 }
 
+/*
+ * MEMTRACE_TEST_SUITES="spawn growth": only those suites (their names as
+ * below), e.g. to run one many times over while hunting a flake.
+ */
+static bool suite_wanted(const char *name)
+{
+	const char *list = getenv("MEMTRACE_TEST_SUITES");
+	size_t n = strlen(name);
+
+	if (!list || !*list)
+		return true;
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
+	static const struct {
+		const char *name;
+		void (*run)(void);
+	} suites[] = {
+		{ "cli", cli_tests },
+		{ "ksyms", ksyms_tests },
+		{ "snapshot", snapshot_tests },
+		{ "trend", trend_tests },
+		{ "report", report_tests },
+		{ "slabview", slabview_tests },
+		{ "usyms", usyms_tests },
+		{ "elfsyms", elfsyms_tests },
+		{ "procmaps", procmaps_tests },
+		{ "procfs", procfs_tests },
+		{ "spawn", spawn_tests },
+		{ "pressure", pressure_tests },
+		{ "formats", formats_tests },
+		{ "vmscan", vmscan_tests },
+		{ "compaction", compaction_tests },
+		{ "migration", migration_tests },
+		{ "unwtab", unwtab_tests },
+		{ "growth", growth_tests },
+		{ "evjson", evjson_tests },
+		{ "evprom", evprom_tests },
+		{ "use", use_tests },
+		{ "usdt", usdt_tests },
+		{ "retsites", retsites_tests },
+		{ "kbuildid", kbuildid_tests },
+	};
+
 	if (argc > 1)
 		fixture_dir = argv[1];
 	/* Reports print local time; tests pass their own timestamps, but
 	 * keep the environment from mattering anyway. */
 	setenv("TZ", "UTC", 1);
 
-	cli_tests();
-	ksyms_tests();
-	snapshot_tests();
-	trend_tests();
-	report_tests();
-	slabview_tests();
-	usyms_tests();
-	elfsyms_tests();
-	procmaps_tests();
-	procfs_tests();
-	spawn_tests();
-	pressure_tests();
-	formats_tests();
-	vmscan_tests();
-	compaction_tests();
-	migration_tests();
-	unwtab_tests();
-	growth_tests();
-	evjson_tests();
-	evprom_tests();
-	use_tests();
-	usdt_tests();
-	retsites_tests();
-	kbuildid_tests();
+	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+		if (suite_wanted(suites[i].name))
+			suites[i].run();
 
 	printf("# %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

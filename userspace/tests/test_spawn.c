@@ -399,6 +399,13 @@ static void test_dlopen_held(void)
 	}
 	spawn_finish(s);
 	check(code == 0, "a thread's dlopen() does not kill the traced command (exit %d)", code);
+	if (!spawn_loader_watch_works()) {
+		/* The reader says so (-v); -p's way finds the library then. */
+		check(images == 1 && mapped == 0,
+		      "the main thread's dlopen() holds it ... # SKIP hardware breakpoints do not "
+		      "trap on this machine: no holds (%u images, %u holds)", images, mapped);
+		return;
+	}
 	check(images == 1 && mapped >= 1 && held_mapped && other_unmapped,
 	      "the main thread's dlopen() holds it with the library mapped, before the "
 	      "thread's (%u images, %u holds)", images, mapped);
