@@ -140,7 +140,7 @@ if wait_for 60 grep -q "^Attaching to pid $ppid" /tmp/pexec.out; then
 	touch /tmp/p.go
 	wait_for 60 grep -qx ready /tmp/pexec.ul
 	# A report (every second) takes the new image in: its symbols, its libc.
-	sleep 3
+	wait_reports 60 /tmp/pexec.out 2
 	kill -USR1 "$ppid"
 	wait_for 60 grep -qx done /tmp/pexec.ul
 	kill -TERM "$ppid"
@@ -175,10 +175,10 @@ if wait_for 60 grep -q "^Attaching to pid $spid" /tmp/sexec.out; then
 	wait_for 60 grep -qx ready /tmp/sexec.ul
 	check_match "the setuid copy runs with euid 0 (the exec gained privileges)" \
 		'^Uid:[[:space:]]+1000[[:space:]]+0[[:space:]]' "$(grep '^Uid:' "/proc/$spid/status")"
-	sleep 3
+	wait_reports 60 /tmp/sexec.out 2
 	kill -USR1 "$spid"
 	wait_for 60 grep -qx done /tmp/sexec.ul
-	sleep 3
+	wait_reports 60 /tmp/sexec.out 2
 	kill -TERM "$spid"
 	wait_for 60 gone "$reader"
 	wait "$reader"
@@ -212,7 +212,8 @@ reader=$!
 if wait_for 60 grep -q "^Attaching to pid $spid" /tmp/vexec.out; then
 	touch /tmp/s.go
 	wait_for 60 grep -qx ready /tmp/vexec.ul
-	sleep 3		# snapshots: the reader learns forkexec's image and the refusal
+	# Reports: the reader learns forkexec's image and the refusal.
+	wait_reports 60 /tmp/vexec.out 2
 	child=$(awk -v p="$spid" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null)
 	kill -TERM $child
 	wait "$spid"

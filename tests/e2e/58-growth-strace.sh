@@ -43,6 +43,8 @@ start_growth_reader() {
 	return 1
 }
 
+# No wait before the stop: the command's calls were all written to the
+# rings before it exited, and the reader drains them after the stop.
 stop_growth_reader() {
 	kill -INT "$READER"
 	wait "$READER"
@@ -55,7 +57,6 @@ if start_growth_reader "$OUT" --mmap --by-comm python3; then
 	strace -X raw -y -e trace=mmap,munmap,mremap -e signal=none -o "$ST" \
 		python3 -c "$PROG"
 	check_eq "python3 under strace: exit 0" 0 "$?"
-	sleep 1
 	stop_growth_reader
 	# Both sides as "call args... = result" in memtrace's units (KiB,
 	# PROT/MAP letters, the file's last path component), sorted: the
@@ -120,7 +121,6 @@ ST=/tmp/gs-brk.strace
 if start_growth_reader "$OUT" --brk --by-comm python3 -T 100000; then
 	strace -X raw -e trace=brk -e signal=none -o "$ST" python3 -c "$PROG"
 	check_eq "python3 under strace: exit 0" 0 "$?"
-	sleep 1
 	stop_growth_reader
 	want=$(awk '/^brk\(/ {
 		r = $NF + 0
@@ -142,7 +142,6 @@ OUT=/tmp/gs-faults.out
 if start_growth_reader "$OUT" --faults -T 1000000; then
 	/usr/bin/time -f 'RUSAGE %R %F' -o /tmp/gs-faults.time python3 -c "$PROG"
 	check_eq "python3 under time: exit 0" 0 "$?"
-	sleep 1
 	stop_growth_reader
 	# The child's pid: the one python3 line; its faults under any name
 	# (before its exec the child of time is called time).

@@ -547,8 +547,8 @@ if ext4_image_mount "$IMG" "$MNT" && new_memcg mtfmtr 8M; then
 			continue
 		fi
 		sh -c "echo \$\$ >$CG/mtfmtr/cgroup.procs && exec cat $MNT/big" >/dev/null
-		sleep 2
-		# Rewritten each interval: there before the end, whole.
+		# Rewritten each interval (1 s): there before the end, whole.
+		wait_for 60 test -s "$D/$mode.prom"
 		check "--$mode --prometheus: the file is there during the run, and valid" \
 			sh -c "promtool check metrics <'$D/$mode.prom'"
 		kill -INT "$READER"
@@ -581,6 +581,9 @@ if [ -w /proc/sys/vm/compact_memory ]; then
 			continue
 		fi
 		echo 1 >/proc/sys/vm/compact_memory
+		# Lets the system settle; nothing below waits on it: the reader
+		# drains its rings after the stop, and compact_memory's write
+		# returns when its runs are done.
 		sleep 2
 		kill -INT "$READER"
 		wait "$READER"

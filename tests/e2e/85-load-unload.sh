@@ -68,10 +68,12 @@ rounds=$((rounds + 1))
 if load_memtrace; then
 	loads=$((loads + 1))
 	rm -f "$OUT"
-	memtrace-read -p "$FIB" 60 >"$OUT" 2>&1 &
+	memtrace-read -p "$FIB" 1 >"$OUT" 2>&1 &
 	READER=$!
 	if wait_for 60 grep -q "Attaching to pid $FIB" "$OUT"; then
-		sleep 0.5
+		# fibonacci callocs every 10 ms: a report names it soon,
+		# however slow the host.
+		wait_for 60 grep -q 'fibonacci+0x' "$OUT"
 		kill -INT "$READER"
 		wait "$READER" && sessions=$((sessions + 1))
 	else

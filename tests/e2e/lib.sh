@@ -417,6 +417,24 @@ check_vmstat() {
 		skip "$1" "no $2 in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off)"
 	fi
 }
+# reports_at_least FILE N: FILE holds N interval reports (their
+# "[hh:mm:ss] Top N stacks" headers) or more.
+reports_at_least() {
+	[ "$(grep -c '^\[[0-9:]*\] Top [0-9]* stacks' "$1" 2>/dev/null)" -ge "$2" ]
+}
+
+# wait_reports SECS FILE N: wait (at most SECS, scaled as wait_for's) until
+# a reader writing FILE has begun N more interval reports than it had when
+# called, so that N - 1 whole ones came after the call; what a report
+# does (the reader reads a new image's symbols, say) is then done, however
+# slow the host.  Non-zero, with a comment, if they did not come.
+wait_reports() {
+	_want=$(($(grep -c '^\[[0-9:]*\] Top [0-9]* stacks' "$2" 2>/dev/null) + $3))
+	wait_for "$1" reports_at_least "$2" "$_want" && return 0
+	diag "wait_reports: $2 did not reach $_want reports in $1 s"
+	return 1
+}
+
 # counters_still CMD: CMD (a counter snapshot) prints the same two seconds
 # apart: the guest is quiet, for a run bounded by two snapshots.
 counters_still() {
