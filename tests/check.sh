@@ -13,7 +13,10 @@
 #           guest is to run, scripts/newest-kernel.sh (mainline 7.2 with
 #           PREEMPT_RT and lockdep, cached) and memtrace + tests/kmod for it
 #   install make install/uninstall and DKMS for those kernels, on the host
-#           (tests/install/check-install.sh; nothing is loaded here)
+#           (tests/install/check-install.sh; nothing is loaded here); the
+#           DKMS build with a warning injected, which it must print and
+#           install anyway (-Werror, MEMTRACE_WERROR=1, is make check's
+#           own, never DKMS's or make install's)
 #   debug   scripts/debug-kernel.sh (KUnit/KASAN/lockdep/kmemleak kernel,
 #           cached) and memtrace (+ KUnit module, tests/kmod) for it
 #   guest   tests/e2e/*.sh in qemu guests: every script on the debug
@@ -98,6 +101,10 @@ DEBUG_ONLY_SCRIPTS="42-user-real.sh"
 # Command-line variables of a parent make (make check KDIR=...) must not leak
 # into the builds below.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M
+# Warnings are errors in the project's own builds (Kbuild and
+# userspace/Makefile read this); a user's DKMS build prints them and goes
+# on (tests/install/check-install.sh checks it).
+export MEMTRACE_WERROR=1
 
 T_ALL=$(date +%s.%N)
 GUEST_KERNELS=
