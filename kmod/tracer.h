@@ -195,6 +195,11 @@ struct mt_state {
 	struct mt_evring *evring;
 	struct mt_evwake evwake;
 	struct pid_namespace *ev_pid_ns;	/* the starter's, referenced; NULL: initial */
+	/*
+	 * A snapshot's header as it is built (under lock), copied into the
+	 * reader's buffer when complete: 1.5 KiB, too much for the stack.
+	 */
+	struct memtrace_snap_header snap_hdr;
 };
 
 /* Events recorded in the per-CPU event rings rather than the tables. */
