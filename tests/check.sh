@@ -14,6 +14,8 @@
 #           errors); tests/progs; when a 7.2
 #           guest is to run, scripts/newest-kernel.sh (mainline 7.2 with
 #           PREEMPT_RT and lockdep, cached) and memtrace + tests/kmod for it
+#           scripts/minimal-kernel.sh (7.2 without MEMCG, COMPACTION,
+#           MIGRATION, NUMA, KPROBES, UPROBES; cached) and memtrace for it
 #   install make install/uninstall and DKMS for those kernels, on the host
 #           (tests/install/check-install.sh; nothing is loaded here); the
 #           DKMS build with a warning injected, which it must print and
@@ -235,6 +237,7 @@ fi
 # -------------------------------------------------------------- b. build
 declare -A KVER_OF=() KO_OK=() TKO_OK=()
 NEWEST_TREE=
+MINIMAL_TREE=
 KVER_OF[6.1]=$(newest_kver '6.1.0-*-amd64')
 KVER_OF[6.12]=$(newest_kver '6.12*-amd64')
 KVER_OF[6.12-rt]=$(newest_kver '6.12*-rt-amd64')
@@ -302,6 +305,29 @@ if wants build; then
 					TKO_OK[7.2]=1
 			fi
 		fi
+	fi
+	# A kernel configured without MEMCG, COMPACTION, MIGRATION, NUMA,
+	# KPROBES and UPROBES (scripts/minimal-kernel.sh: 7.2's sources and
+	# configuration with those off; configured and modules_prepare'd once,
+	# about 5 minutes, then cached): memtrace must build against it.  No
+	# Module.symvers there unless a minimal guest was booted: modpost
+	# cannot resolve symbols (KBUILD_MODPOST_WARN).
+	log=$LOGS/minimal-kernel.log
+	margs=
+	wants_guest minimal && margs=--boot
+	# shellcheck disable=SC2086 # --boot or nothing
+	timeout -k 10 7200 scripts/minimal-kernel.sh $margs </dev/null 2>"$log" >"$LOGS/minimal-kernel.out"
+	rc=$?
+	tree=$(tail -n 1 "$LOGS/minimal-kernel.out" 2>/dev/null)
+	if [ "$rc" -ne 0 ] || [ ! -d "$tree" ]; then
+		tap "not ok - build: the kernel without MEMCG, COMPACTION, MIGRATION, NUMA, KPROBES, UPROBES (scripts/minimal-kernel.sh exited $rc)"
+		comment_tail "$log"
+	else
+		MINIMAL_TREE=$tree
+		KVER_OF[minimal]=minimal
+		build "memtrace.ko for a kernel without MEMCG, COMPACTION, MIGRATION, NUMA, KPROBES, UPROBES" \
+			"$LOGS/build-kmod-minimal.log" 600 \
+			make module KDIR="$tree" KVER=minimal KBUILD_MODPOST_WARN=1 && KO_OK[minimal]=1
 	fi
 	if [ -f tests/progs/Makefile ]; then
 		build "tests/progs" "$LOGS/build-progs.log" 600 make -C tests/progs O="$B/progs"
