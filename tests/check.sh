@@ -45,6 +45,10 @@
 #           soak).  Both keep make check within its time budget, as do
 #           the shorter soaks: 60 s on 6.12 (SHORT_SOAK), 30 s on those
 #           two (CORE_SOAK).
+#           minimal (not a default): the kernel of
+#           scripts/minimal-kernel.sh --boot, without MEMCG, COMPACTION,
+#           MIGRATION, NUMA, KPROBES, UPROBES: 20-kernel-leaks.sh and
+#           30-reader-errors.sh (modes refused naming the option).
 #           The summary names each guest's kernel (uname -r).
 #   fuzz    not by default (make fuzz): tests/e2e/80-fuzz.sh alone on the
 #           debug kernel for FUZZ_SECONDS (default 900)
@@ -328,6 +332,11 @@ if wants build; then
 		build "memtrace.ko for a kernel without MEMCG, COMPACTION, MIGRATION, NUMA, KPROBES, UPROBES" \
 			"$LOGS/build-kmod-minimal.log" 600 \
 			make module KDIR="$tree" KVER=minimal KBUILD_MODPOST_WARN=1 && KO_OK[minimal]=1
+		if [ -n "$margs" ] && [ "$HAVE_TKMOD" = 1 ]; then
+			build "tests/kmod for the kernel without them" "$LOGS/build-testkmod-minimal.log" 600 \
+				tests/guest/build-test-module.sh "$tree" "$B/testkmod-minimal" &&
+				TKO_OK[minimal]=1
+		fi
 	fi
 	if [ -f tests/progs/Makefile ]; then
 		build "tests/progs" "$LOGS/build-progs.log" 600 make -C tests/progs O="$B/progs"
@@ -435,6 +444,12 @@ guest_args() {
 		done
 		append="SOAK_SECONDS=$SHORT_SOAK"
 		;;
+	minimal)
+		# The kernel leak report, and the modes refused by name.
+		for s in 20-kernel-leaks.sh 30-reader-errors.sh; do
+			scripts="$scripts $top/tests/e2e/$s"
+		done
+		;;
 	6.12-rt | 7.2)
 		for s in $CORE_SCRIPTS; do
 			scripts="$scripts $top/tests/e2e/$s"
@@ -473,6 +488,10 @@ guest_args() {
 		# lockdep under TCG: slower than Debian's kernels.
 		args+=(--timeout 2400 --timeout-scale 2)
 		;;
+	minimal)
+		img=${MINIMAL_TREE:+$MINIMAL_TREE/arch/x86/boot/bzImage}
+		args+=(--timeout 1200 --timeout-scale 2)
+		;;
 	lockdown)
 		# The debug kernel, locked down; kmemleak off (lockdown
 		# refuses debugfs: it could not be read anyway).
@@ -500,11 +519,15 @@ guest_args() {
 	# The lockdown guest runs the debug kernel's builds.
 	tl=$l
 	[ "$l" = lockdown ] && tl=debug
+	if [ "$l" = minimal ] && [ ! -f "$img" ]; then
+		echo "not ok - $label: guest run skipped (no bzImage of the kernel without MEMCG, ...: see the build stage)"
+		return 1
+	fi
 	if [ "$l" = 7.2 ] && [ -z "$NEWEST_TREE" ]; then
 		echo "not ok - $label: guest run skipped (no 7.2 kernel: see the build stage)"
 		return 1
 	fi
-	if wants build || [ "$tl" = debug ] || [ "$tl" = 7.2 ]; then
+	if wants build || [ "$tl" = debug ] || [ "$tl" = 7.2 ] || [ "$tl" = minimal ]; then
 		if [ -z "${KO_OK[$tl]:-}" ]; then
 			echo "not ok - $label: guest run skipped (memtrace.ko for $kv did not build)"
 			return 1
@@ -525,7 +548,8 @@ guest_args() {
 			args+=(--numa 2)
 		fi
 	fi
-	if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ] && [ "$tl" != 7.2 ]; }; then
+	if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ] && [ "$tl" != 7.2 ] &&
+					   [ "$tl" != minimal ]; }; then
 		[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
 	fi
 	[ -n "$append" ] && args+=(--append "$append")
@@ -588,7 +612,7 @@ if wants guest; then
 		rm -f "$LOGS/guest-$l.out"
 		case $l in
 		debug) lane_a="debug $lane_a" ;;
-		7.2 | 6.12-rt | lockdown | *-numa) lane_a="$lane_a $l" ;;
+		7.2 | 6.12-rt | lockdown | *-numa | minimal) lane_a="$lane_a $l" ;;
 		debug-user) lane_b="debug-user $lane_b" ;;
 		*) lane_b="$lane_b $l" ;;
 		esac
