@@ -13,6 +13,9 @@
 #                        host (DESTDIR: into a staging root instead)
 #   make dkms-install    build and install the module through DKMS, for every
 #                        kernel with headers, signed for Secure Boot (README)
+#
+# MEMTRACE_WERROR=1 makes warnings errors (module and reader); make check
+# sets it.  Without it (make, make install, DKMS) warnings are printed only.
 
 # The kernel to build against: the running kernel's build dir if there is
 # one, else the newest installed Debian headers (not a PREEMPT_RT flavour's,

@@ -43,6 +43,30 @@ static inline void mt_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flag
 #endif
 }
 
+/*
+ * Kernel options memtrace has modes for that this kernel is built
+ * without (MEMTRACE_KCONFIG_*): the reader names them when it refuses a
+ * mode (memtrace_version.kconfig_off).
+ */
+u32 mt_kconfig_off(void);	/* compat.c */
+
+/*
+ * Tracepoints a kernel's configuration may leave out of its trace headers
+ * (probed): MT_IF_TP_<NAME>(x) is x where the kernel declares them,
+ * nothing where not.  At run time the tracepoints are found by name, and
+ * a mode whose tracepoints are missing is refused (mt_tp_lookup()).
+ */
+#ifdef MEMTRACE_HAVE_TP_MEMCG_RECLAIM
+#define MT_IF_TP_MEMCG_RECLAIM(...)	__VA_ARGS__
+#else
+#define MT_IF_TP_MEMCG_RECLAIM(...)
+#endif
+#ifdef MEMTRACE_HAVE_TP_COMPACTION
+#define MT_IF_TP_COMPACTION(...)	__VA_ARGS__
+#else
+#define MT_IF_TP_COMPACTION(...)
+#endif
+
 #ifdef CONFIG_UPROBES
 #include <linux/uprobes.h>
 #include <linux/sched.h>

@@ -128,6 +128,7 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 		v.features |= MEMTRACE_FEAT_UNWIND_CFI | MEMTRACE_FEAT_RETURN_SITES;
 	if (mt_available_events() & MEMTRACE_EV_USDT)
 		v.features |= MEMTRACE_FEAT_USDT;
+	v.kconfig_off = mt_kconfig_off();
 	strscpy(v.module_version, MEMTRACE_MODULE_VERSION, sizeof(v.module_version));
 	if (copy_to_user(arg, &v, sizeof(v)))
 		return -EFAULT;

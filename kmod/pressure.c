@@ -316,8 +316,9 @@ static void mt_pr_memcg_end(MT_RECLAIM_END_ARGS)
 
 MT_CHECK_PROBE(mm_vmscan_direct_reclaim_begin, mt_pr_direct_begin)
 MT_CHECK_PROBE(mm_vmscan_direct_reclaim_end, mt_pr_direct_end)
-MT_CHECK_PROBE(mm_vmscan_memcg_reclaim_begin, mt_pr_memcg_begin)
-MT_CHECK_PROBE(mm_vmscan_memcg_reclaim_end, mt_pr_memcg_end)
+/* Without CONFIG_MEMCG: direct reclaim only. */
+MT_IF_TP_MEMCG_RECLAIM(MT_CHECK_PROBE(mm_vmscan_memcg_reclaim_begin, mt_pr_memcg_begin))
+MT_IF_TP_MEMCG_RECLAIM(MT_CHECK_PROBE(mm_vmscan_memcg_reclaim_end, mt_pr_memcg_end))
 
 /* ---- page reclaim's work (--vmscan) ---- */
 
@@ -764,11 +765,12 @@ static void mt_pr_migrate_end(void *data, unsigned long succeeded, unsigned long
 MT_CHECK_PROBE(mm_migrate_pages_start, mt_pr_migrate_start)
 MT_CHECK_PROBE(mm_migrate_pages, mt_pr_migrate_end)
 
-MT_CHECK_PROBE(mm_compaction_begin, mt_pr_compact_begin)
-MT_CHECK_PROBE(mm_compaction_end, mt_pr_compact_end)
-MT_CHECK_PROBE(mm_compaction_try_to_compact_pages, mt_pr_compact_try)
-MT_CHECK_PROBE(mm_compaction_kcompactd_wake, mt_pr_kcompactd_wake)
-MT_CHECK_PROBE(mm_compaction_kcompactd_sleep, mt_pr_kcompactd_sleep)
+/* Without CONFIG_COMPACTION the lookup by name fails: no --compaction. */
+MT_IF_TP_COMPACTION(MT_CHECK_PROBE(mm_compaction_begin, mt_pr_compact_begin))
+MT_IF_TP_COMPACTION(MT_CHECK_PROBE(mm_compaction_end, mt_pr_compact_end))
+MT_IF_TP_COMPACTION(MT_CHECK_PROBE(mm_compaction_try_to_compact_pages, mt_pr_compact_try))
+MT_IF_TP_COMPACTION(MT_CHECK_PROBE(mm_compaction_kcompactd_wake, mt_pr_kcompactd_wake))
+MT_IF_TP_COMPACTION(MT_CHECK_PROBE(mm_compaction_kcompactd_sleep, mt_pr_kcompactd_sleep))
 
 MT_CHECK_PROBE(mm_vmscan_kswapd_wake, mt_pr_kswapd_wake)
 MT_CHECK_PROBE(mm_vmscan_kswapd_sleep, mt_pr_kswapd_sleep)
@@ -786,9 +788,12 @@ MT_CHECK_PROBE(mm_vmscan_write_folio, mt_pr_vmscan_write)
  */
 static struct mt_tp mt_pr_tps[] = {
 	{ "mm_vmscan_direct_reclaim_end", mt_pr_direct_end, MEMTRACE_EV_RECLAIM, true },
-	{ "mm_vmscan_memcg_reclaim_end", mt_pr_memcg_end, MEMTRACE_EV_RECLAIM, true },
+	/* Optional: without CONFIG_MEMCG, --reclaim is direct reclaim only. */
+	{ "mm_vmscan_memcg_reclaim_end", mt_pr_memcg_end, MEMTRACE_EV_RECLAIM, true,
+	  .optional = true },
 	{ "mm_vmscan_direct_reclaim_begin", mt_pr_direct_begin, MEMTRACE_EV_RECLAIM, false },
-	{ "mm_vmscan_memcg_reclaim_begin", mt_pr_memcg_begin, MEMTRACE_EV_RECLAIM, false },
+	{ "mm_vmscan_memcg_reclaim_begin", mt_pr_memcg_begin, MEMTRACE_EV_RECLAIM, false,
+	  .optional = true },
 #ifdef MEMTRACE_HAVE_MARK_VICTIM_TASK
 	{ "mark_victim", mt_pr_mark_victim, MEMTRACE_EV_OOM, true },
 #endif

@@ -273,7 +273,7 @@ static void mt_snap_counters(struct memtrace_snap_header *h)
 int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,
 		const struct mt_view *view)
 {
-	struct memtrace_snap_header *h, hdr = { };
+	struct memtrace_snap_header *h, *hdr = &mt.snap_hdr;
 	struct mt_snap sn = {
 		.buf = buf, .size = size,
 		.min_age_ns = req->min_age_ns,
@@ -288,6 +288,8 @@ int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,
 	/* Pressure events alone (MEMTRACE_EV_PRESSURE) make no tables. */
 	if (!mt.has_data || !mt.allocated)
 		return -ENODATA;
+	lockdep_assert_held(&mt.lock);	/* mt.snap_hdr is the session's */
+	memset(hdr, 0, sizeof(*hdr));
 
 	/* The merge can meet every key of every CPU, and the walk a few more. */
 	slots = roundup_pow_of_two(2 * mt_stattab_used(&mt.stats) + 2048);
@@ -304,27 +306,27 @@ int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,
 	sn.now_ns = ktime_get_mono_fast_ns();
 	h = mt_snap_reserve(&sn, sizeof(*h));
 
-	hdr.allocs_off = sn.pos;
+	hdr->allocs_off = sn.pos;
 	mt_livetab_for_each(&mt.live, mt_snap_visit, &sn);
-	hdr.nr_allocs = sn.nr_allocs;
+	hdr->nr_allocs = sn.nr_allocs;
 
-	hdr.stats_off = sn.pos;
-	hdr.nr_stats = mt_snap_stats(&sn, stack_ids);
+	hdr->stats_off = sn.pos;
+	hdr->nr_stats = mt_snap_stats(&sn, stack_ids);
 
-	hdr.stacks_off = sn.pos;
-	hdr.nr_stacks = mt_snap_stacks(&sn, stack_ids, hdr.nr_stats);
+	hdr->stacks_off = sn.pos;
+	hdr->nr_stacks = mt_snap_stacks(&sn, stack_ids, hdr->nr_stats);
 
-	hdr.caches_off = sn.pos;
-	hdr.nr_caches = mt_snap_caches(&sn);
+	hdr->caches_off = sn.pos;
+	hdr->nr_caches = mt_snap_caches(&sn);
 
-	hdr.ksyms_off = sn.pos;
+	hdr->ksyms_off = sn.pos;
 	/* Freed code's symbols are kernel addresses too. */
 	if (!sn.hide_kstacks)
 		sn.pos += mt_modsyms_export(&mt.modsyms, sn.pos < size ? sn.buf + sn.pos : NULL,
-					    sn.pos < size ? size - sn.pos : 0, &hdr.nr_ksyms);
-	hdr.ksym_rec_size = sizeof(struct memtrace_ksym_rec);
-	hdr.code_epoch = READ_ONCE(mt.stacks.epoch);
-	hdr.ksyms_dropped = mt.modsyms.dropped;
+					    sn.pos < size ? size - sn.pos : 0, &hdr->nr_ksyms);
+	hdr->ksym_rec_size = sizeof(struct memtrace_ksym_rec);
+	hdr->code_epoch = READ_ONCE(mt.stacks.epoch);
+	hdr->ksyms_dropped = mt.modsyms.dropped;
 
 	if (sn.pos > size) {
 		/* Room for growth until the next try. */
@@ -333,24 +335,24 @@ int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,
 		goto out;
 	}
 
-	hdr.magic = MEMTRACE_SNAP_MAGIC;
-	hdr.abi_version = MEMTRACE_ABI_VERSION;
-	hdr.used = sn.pos;
-	hdr.now_ns = sn.now_ns;
-	hdr.start_ns = mt.start_ns;
-	hdr.state = mt.tracing ? MEMTRACE_STATE_TRACING : MEMTRACE_STATE_STOPPED;
-	hdr.events = mt.attached;
-	hdr.sample_every = mt.filter.sample_every;
-	hdr.sample_bytes = mt.filter.sample_bytes;
-	hdr.min_age_ns = req->min_age_ns;
-	hdr.stack_rec_size = sizeof(struct memtrace_stack_rec);
-	hdr.stat_rec_size = sizeof(struct memtrace_stat_rec);
-	hdr.alloc_rec_size = sizeof(struct memtrace_alloc_rec);
-	hdr.cache_rec_size = sizeof(struct memtrace_cache_rec);
+	hdr->magic = MEMTRACE_SNAP_MAGIC;
+	hdr->abi_version = MEMTRACE_ABI_VERSION;
+	hdr->used = sn.pos;
+	hdr->now_ns = sn.now_ns;
+	hdr->start_ns = mt.start_ns;
+	hdr->state = mt.tracing ? MEMTRACE_STATE_TRACING : MEMTRACE_STATE_STOPPED;
+	hdr->events = mt.attached;
+	hdr->sample_every = mt.filter.sample_every;
+	hdr->sample_bytes = mt.filter.sample_bytes;
+	hdr->min_age_ns = req->min_age_ns;
+	hdr->stack_rec_size = sizeof(struct memtrace_stack_rec);
+	hdr->stat_rec_size = sizeof(struct memtrace_stat_rec);
+	hdr->alloc_rec_size = sizeof(struct memtrace_alloc_rec);
+	hdr->cache_rec_size = sizeof(struct memtrace_cache_rec);
 	if (sn.hide_kstacks)
-		hdr.flags |= MEMTRACE_HDR_KADDR_HIDDEN;
-	mt_snap_counters(&hdr);
-	memcpy(h, &hdr, sizeof(hdr));
+		hdr->flags |= MEMTRACE_HDR_KADDR_HIDDEN;
+	mt_snap_counters(hdr);
+	memcpy(h, hdr, sizeof(*hdr));
 	req->used = sn.pos;
 	req->needed = sn.pos;
 	ret = 0;

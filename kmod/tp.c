@@ -35,7 +35,8 @@ u32 mt_tp_lookup(struct mt_tp *tps, size_t n)
 	for (i = 0; i < n; i++) {
 		events |= tps[i].event;
 		if (!tps[i].tp) {
-			missing |= tps[i].event;
+			if (!tps[i].optional)
+				missing |= tps[i].event;
 			pr_info("tracepoint %s not in this kernel\n", tps[i].name);
 		}
 	}
@@ -49,6 +50,8 @@ int mt_tp_register(struct mt_tp *tps, size_t n, u32 events, bool frees)
 
 	for (i = 0; i < n; i++) {
 		if (!(tps[i].event & events) || tps[i].frees != frees)
+			continue;
+		if (!tps[i].tp && tps[i].optional)
 			continue;
 		if (!tps[i].tp) {
 			ret = -ENOENT;

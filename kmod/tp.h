@@ -15,6 +15,8 @@ struct mt_tp {
 	void *probe;		/* void probe(void *data, TP_PROTO args) */
 	u32 event;		/* MEMTRACE_EV_* it belongs to */
 	bool frees;		/* a free (or other end of an allocation's life) */
+	/* missing costs its event nothing (memcg reclaim without CONFIG_MEMCG) */
+	bool optional;
 	struct tracepoint *tp;	/* NULL: not in this kernel */
 	bool registered;
 };

@@ -195,6 +195,11 @@ struct mt_state {
 	struct mt_evring *evring;
 	struct mt_evwake evwake;
 	struct pid_namespace *ev_pid_ns;	/* the starter's, referenced; NULL: initial */
+	/*
+	 * A snapshot's header as it is built (under lock), copied into the
+	 * reader's buffer when complete: 1.5 KiB, too much for the stack.
+	 */
+	struct memtrace_snap_header snap_hdr;
 };
 
 /* Events recorded in the per-CPU event rings rather than the tables. */
@@ -249,6 +254,7 @@ int mt_tp_init(void);
 u32 mt_tp_available(void);
 int mt_hooks_attach(u32 events);
 void mt_hooks_detach(void);
+#if IS_ENABLED(CONFIG_KRETPROBES)
 int mt_kprobe_hooks_init(void);
 u32 mt_kprobe_hooks_available(void);
 int mt_kprobe_hooks_attach(u32 events);
@@ -257,6 +263,20 @@ void mt_kprobe_hooks_detach(void);
 u64 mt_kprobe_hooks_missed(void);
 /* MEMTRACE_BLIND_*: the paths the last attach could not hook. */
 u32 mt_kprobe_hooks_blind(void);
+#else
+/* A kernel without kprobes: no vmalloc events, and every such path unseen. */
+static inline int mt_kprobe_hooks_init(void) { return 0; }
+static inline u32 mt_kprobe_hooks_available(void) { return 0; }
+static inline int mt_kprobe_hooks_attach(u32 events) { return 0; }
+static inline void mt_kprobe_hooks_detach(void) { }
+static inline u64 mt_kprobe_hooks_missed(void) { return 0; }
+static inline u32 mt_kprobe_hooks_blind(void)
+{
+	return MEMTRACE_BLIND_BULK_FREE | MEMTRACE_BLIND_BULK_ALLOC | MEMTRACE_BLIND_VMALLOC |
+	       MEMTRACE_BLIND_KREALLOC | MEMTRACE_BLIND_MEMPOOL | MEMTRACE_BLIND_PERCPU_CHUNK |
+	       MEMTRACE_BLIND_CACHE_DESTROY | MEMTRACE_BLIND_SPLIT_PAGE;
+}
+#endif
 
 /* snapshot.c */
 int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,

@@ -9,11 +9,18 @@
 # Stages:
 #   unit    make -C userspace test (host unit tests)
 #   build   memtrace-read; memtrace.ko + tests/kmod for the newest Debian
-#           6.1, 6.12 and 6.12 PREEMPT_RT kernels; tests/progs; when a 7.2
+#           6.1, 6.12 and 6.12 PREEMPT_RT kernels (and memtrace.ko for 6.1
+#           sparse-clean and with -Wframe-larger-than=1024, warnings
+#           errors); tests/progs; when a 7.2
 #           guest is to run, scripts/newest-kernel.sh (mainline 7.2 with
 #           PREEMPT_RT and lockdep, cached) and memtrace + tests/kmod for it
+#           scripts/minimal-kernel.sh (7.2 without MEMCG, COMPACTION,
+#           MIGRATION, NUMA, KPROBES, UPROBES; cached) and memtrace for it
 #   install make install/uninstall and DKMS for those kernels, on the host
-#           (tests/install/check-install.sh; nothing is loaded here)
+#           (tests/install/check-install.sh; nothing is loaded here); the
+#           DKMS build with a warning injected, which it must print and
+#           install anyway (-Werror, MEMTRACE_WERROR=1, is make check's
+#           own, never DKMS's or make install's)
 #   debug   scripts/debug-kernel.sh (KUnit/KASAN/lockdep/kmemleak kernel,
 #           cached) and memtrace (+ KUnit module, tests/kmod) for it
 #   guest   tests/e2e/*.sh in qemu guests: every script on the debug
@@ -38,6 +45,10 @@
 #           soak).  Both keep make check within its time budget, as do
 #           the shorter soaks: 60 s on 6.12 (SHORT_SOAK), 30 s on those
 #           two (CORE_SOAK).
+#           minimal (not a default): the kernel of
+#           scripts/minimal-kernel.sh --boot, without MEMCG, COMPACTION,
+#           MIGRATION, NUMA, KPROBES, UPROBES: 20-kernel-leaks.sh and
+#           30-reader-errors.sh (modes refused naming the option).
 #           The summary names each guest's kernel (uname -r).
 #   fuzz    not by default (make fuzz): tests/e2e/80-fuzz.sh alone on the
 #           debug kernel for FUZZ_SECONDS (default 900)
@@ -98,6 +109,10 @@ DEBUG_ONLY_SCRIPTS="42-user-real.sh"
 # Command-line variables of a parent make (make check KDIR=...) must not leak
 # into the builds below.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M
+# Warnings are errors in the project's own builds (Kbuild and
+# userspace/Makefile read this); a user's DKMS build prints them and goes
+# on (tests/install/check-install.sh checks it).
+export MEMTRACE_WERROR=1
 
 T_ALL=$(date +%s.%N)
 GUEST_KERNELS=
@@ -226,6 +241,7 @@ fi
 # -------------------------------------------------------------- b. build
 declare -A KVER_OF=() KO_OK=() TKO_OK=()
 NEWEST_TREE=
+MINIMAL_TREE=
 KVER_OF[6.1]=$(newest_kver '6.1.0-*-amd64')
 KVER_OF[6.12]=$(newest_kver '6.12*-amd64')
 KVER_OF[6.12-rt]=$(newest_kver '6.12*-rt-amd64')
@@ -257,6 +273,14 @@ if wants build; then
 				       rc=\$?; grep -E 'warning:|error:' '$LOGS/sparse-$kv.out'; [ \$rc -eq 0 ] &&
 				       ! grep -qE 'warning:|error:' '$LOGS/sparse-$kv.out'"
 		fi
+		# No stack frame over 1024 bytes (some distributions' FRAME_WARN;
+		# Debian's is 2048): once, against 6.1, in a copy of its own,
+		# a warning fails it (MEMTRACE_WERROR).
+		if [ "$l" = 6.1 ] && [ -n "${KO_OK[$l]:-}" ]; then
+			build "memtrace.ko has no stack frame over 1024 bytes ($kv)" "$LOGS/frame-$kv.log" 600 \
+				scripts/build-module.sh "/lib/modules/$kv/build" "$B/frame-$kv" \
+				KCFLAGS=-Wframe-larger-than=1024
+		fi
 		# ext4 on a loop device for the soak (tests/e2e/60-soak.sh).
 		rm -rf "$B/guest-kmods-$kv"
 		build "Debian's ext4 and loop modules for the $kv guest" "$LOGS/stage-kmods-$kv.log" 120 \
@@ -284,6 +308,34 @@ if wants build; then
 					tests/guest/build-test-module.sh "$tree" "$B/testkmod-7.2" &&
 					TKO_OK[7.2]=1
 			fi
+		fi
+	fi
+	# A kernel configured without MEMCG, COMPACTION, MIGRATION, NUMA,
+	# KPROBES and UPROBES (scripts/minimal-kernel.sh: 7.2's sources and
+	# configuration with those off; configured and modules_prepare'd once,
+	# about 5 minutes, then cached): memtrace must build against it.  No
+	# Module.symvers there unless a minimal guest was booted: modpost
+	# cannot resolve symbols (KBUILD_MODPOST_WARN).
+	log=$LOGS/minimal-kernel.log
+	margs=
+	wants_guest minimal && margs=--boot
+	# shellcheck disable=SC2086 # --boot or nothing
+	timeout -k 10 7200 scripts/minimal-kernel.sh $margs </dev/null 2>"$log" >"$LOGS/minimal-kernel.out"
+	rc=$?
+	tree=$(tail -n 1 "$LOGS/minimal-kernel.out" 2>/dev/null)
+	if [ "$rc" -ne 0 ] || [ ! -d "$tree" ]; then
+		tap "not ok - build: the kernel without MEMCG, COMPACTION, MIGRATION, NUMA, KPROBES, UPROBES (scripts/minimal-kernel.sh exited $rc)"
+		comment_tail "$log"
+	else
+		MINIMAL_TREE=$tree
+		KVER_OF[minimal]=minimal
+		build "memtrace.ko for a kernel without MEMCG, COMPACTION, MIGRATION, NUMA, KPROBES, UPROBES" \
+			"$LOGS/build-kmod-minimal.log" 600 \
+			make module KDIR="$tree" KVER=minimal KBUILD_MODPOST_WARN=1 && KO_OK[minimal]=1
+		if [ -n "$margs" ] && [ "$HAVE_TKMOD" = 1 ]; then
+			build "tests/kmod for the kernel without them" "$LOGS/build-testkmod-minimal.log" 600 \
+				tests/guest/build-test-module.sh "$tree" "$B/testkmod-minimal" &&
+				TKO_OK[minimal]=1
 		fi
 	fi
 	if [ -f tests/progs/Makefile ]; then
@@ -392,6 +444,12 @@ guest_args() {
 		done
 		append="SOAK_SECONDS=$SHORT_SOAK"
 		;;
+	minimal)
+		# The kernel leak report, and the modes refused by name.
+		for s in 20-kernel-leaks.sh 30-reader-errors.sh; do
+			scripts="$scripts $top/tests/e2e/$s"
+		done
+		;;
 	6.12-rt | 7.2)
 		for s in $CORE_SCRIPTS; do
 			scripts="$scripts $top/tests/e2e/$s"
@@ -430,6 +488,10 @@ guest_args() {
 		# lockdep under TCG: slower than Debian's kernels.
 		args+=(--timeout 2400 --timeout-scale 2)
 		;;
+	minimal)
+		img=${MINIMAL_TREE:+$MINIMAL_TREE/arch/x86/boot/bzImage}
+		args+=(--timeout 1200 --timeout-scale 2)
+		;;
 	lockdown)
 		# The debug kernel, locked down; kmemleak off (lockdown
 		# refuses debugfs: it could not be read anyway).
@@ -457,11 +519,15 @@ guest_args() {
 	# The lockdown guest runs the debug kernel's builds.
 	tl=$l
 	[ "$l" = lockdown ] && tl=debug
+	if [ "$l" = minimal ] && [ ! -f "$img" ]; then
+		echo "not ok - $label: guest run skipped (no bzImage of the kernel without MEMCG, ...: see the build stage)"
+		return 1
+	fi
 	if [ "$l" = 7.2 ] && [ -z "$NEWEST_TREE" ]; then
 		echo "not ok - $label: guest run skipped (no 7.2 kernel: see the build stage)"
 		return 1
 	fi
-	if wants build || [ "$tl" = debug ] || [ "$tl" = 7.2 ]; then
+	if wants build || [ "$tl" = debug ] || [ "$tl" = 7.2 ] || [ "$tl" = minimal ]; then
 		if [ -z "${KO_OK[$tl]:-}" ]; then
 			echo "not ok - $label: guest run skipped (memtrace.ko for $kv did not build)"
 			return 1
@@ -482,7 +548,8 @@ guest_args() {
 			args+=(--numa 2)
 		fi
 	fi
-	if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ] && [ "$tl" != 7.2 ]; }; then
+	if [ -n "${TKO_OK[$tl]:-}" ] || { ! wants build && [ "$tl" != debug ] && [ "$tl" != 7.2 ] &&
+					   [ "$tl" != minimal ]; }; then
 		[ -d "$B/testkmod-$kv" ] && args+=(--ko-dir "$B/testkmod-$kv")
 	fi
 	[ -n "$append" ] && args+=(--append "$append")
@@ -545,7 +612,7 @@ if wants guest; then
 		rm -f "$LOGS/guest-$l.out"
 		case $l in
 		debug) lane_a="debug $lane_a" ;;
-		7.2 | 6.12-rt | lockdown | *-numa) lane_a="$lane_a $l" ;;
+		7.2 | 6.12-rt | lockdown | *-numa | minimal) lane_a="$lane_a $l" ;;
 		debug-user) lane_b="debug-user $lane_b" ;;
 		*) lane_b="$lane_b $l" ;;
 		esac

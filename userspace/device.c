@@ -54,6 +54,27 @@ void device_events_str(uint32_t events, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+const char *device_kconfig_reason(const struct memtrace_version *v, uint32_t events)
+{
+	static const struct { uint32_t events, off; const char *why; } why[] = {
+		{ MEMTRACE_EV_COMPACTION, MEMTRACE_KCONFIG_COMPACTION,
+		  "the kernel is built without CONFIG_COMPACTION" },
+		{ MEMTRACE_EV_MIGRATION, MEMTRACE_KCONFIG_MIGRATION,
+		  "the kernel is built without CONFIG_MIGRATION" },
+		{ MEMTRACE_EV_USER | MEMTRACE_EV_USDT, MEMTRACE_KCONFIG_UPROBES,
+		  "the kernel is built without CONFIG_UPROBES" },
+		{ MEMTRACE_EV_OOM | MEMTRACE_EV_VMALLOC | MEMTRACE_EV_GROWTH, MEMTRACE_KCONFIG_KPROBES,
+		  "the kernel is built without CONFIG_KPROBES" },
+		{ MEMTRACE_EV_VMALLOC | MEMTRACE_EV_GROWTH, MEMTRACE_KCONFIG_KRETPROBES,
+		  "the kernel is built without CONFIG_KRETPROBES" },
+	};
+
+	for (size_t i = 0; i < MT_ARRAY_SIZE(why); i++)
+		if ((events & why[i].events) && (v->kconfig_off & why[i].off))
+			return why[i].why;
+	return NULL;
+}
+
 static int handshake(struct mt_device *d, struct mt_err *err)
 {
 	struct memtrace_version *v = &d->version;

@@ -82,6 +82,14 @@ int device_usdt(struct mt_device *d, struct memtrace_usdt *u, struct mt_err *err
 /* Stops tracing if this reader started it, unmaps, closes. */
 void device_close(struct mt_device *d);
 
+/*
+ * Why the module cannot trace events on this kernel when it is an option
+ * the kernel is built without ("the kernel is built without
+ * CONFIG_COMPACTION"), from the handshake's kconfig_off; NULL when not
+ * (another cause, or a module older than the field).
+ */
+const char *device_kconfig_reason(const struct memtrace_version *v, uint32_t events);
+
 /* "kmalloc cache page percpu" for MEMTRACE_EV_* bits. */
 void device_events_str(uint32_t events, char *buf, size_t len);
 

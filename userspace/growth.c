@@ -1509,9 +1509,12 @@ int growth_run(const struct mt_options *o)
 	if (o->mode == MT_MODE_USDT && find_usdt(g, o) < 0)
 		goto out;
 	if (!(dev.version.features & MEMTRACE_FEAT_EVRING) || !(dev.version.features & want)) {
+		const char *kconfig = device_kconfig_reason(&dev.version, want);
+
 		fprintf(stderr, PROG ": %s: not supported by this module on this kernel "
 			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
 			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
+			kconfig ? kconfig :
 			o->mode == MT_MODE_USDT ? "no uprobes" :
 			"its system calls cannot be probed (see dmesg)");
 		goto out;

@@ -827,9 +827,12 @@ int pressure_run(const struct mt_options *o)
 		return 1;
 	}
 	if (!(dev.version.features & MEMTRACE_FEAT_EVRING) || !(dev.version.features & want)) {
+		const char *kconfig = device_kconfig_reason(&dev.version, want);
+
 		fprintf(stderr, PROG ": %s: not supported by this module on this kernel "
 			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
 			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
+			kconfig ? kconfig :
 			o->mode == MT_MODE_OOM ? "oom_kill_process cannot be probed" :
 			o->mode == MT_MODE_VMSCAN ? "no vmscan tracepoints" :
 			o->mode == MT_MODE_COMPACTION ? "no compaction tracepoints" :

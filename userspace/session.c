@@ -534,10 +534,12 @@ static int setup(struct session *s, int *exit_code)
 	}
 	if (o->oom_kills && (!(s->dev.version.features & MEMTRACE_FEAT_EVRING) ||
 			     !(s->dev.version.features & MEMTRACE_EV_OOM))) {
+		const char *kconfig = device_kconfig_reason(&s->dev.version, MEMTRACE_EV_OOM);
+
 		fprintf(stderr, PROG ": --oom: not supported by this module on this kernel "
 			"(memtrace.ko %s: %s)\n", s->dev.version.module_version,
 			!(s->dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
-			"oom_kill_process cannot be probed");
+			kconfig ? kconfig : "oom_kill_process cannot be probed");
 		return -EOPNOTSUPP;
 	}
 	s->wanted = wanted_events(o);
@@ -545,20 +547,24 @@ static int setup(struct session *s, int *exit_code)
 	/* A module that reports no features yet attaches at start: the
 	 * snapshot header's events say what it got. */
 	if (features) {
+		const char *kconfig = device_kconfig_reason(&s->dev.version, s->wanted & ~features);
+
 		if (!(features & s->wanted)) {
 			char have[64];
 
 			device_events_str(features, have, sizeof(have));
 			fprintf(stderr, PROG ": %s allocations cannot be traced on this kernel "
-				"(the module can trace: %s)\n",
-				o->percpu ? "percpu" : "the requested", have);
+				"(%s%sthe module can trace: %s)\n",
+				o->percpu ? "percpu" : s->wanted == MEMTRACE_EV_USER ? "user" :
+				"the requested", kconfig ? kconfig : "", kconfig ? "; " : "", have);
 			return -EOPNOTSUPP;
 		}
 		if (s->wanted & ~features) {
 			char missing[64];
 
 			device_events_str(s->wanted & ~features, missing, sizeof(missing));
-			fprintf(stderr, PROG ": note: not traced on this kernel: %s\n", missing);
+			fprintf(stderr, PROG ": note: not traced on this kernel: %s%s%s\n", missing,
+				kconfig ? ": " : "", kconfig ? kconfig : "");
 		}
 		s->wanted &= features;
 	}

@@ -46,4 +46,21 @@ wait_for 60 grep -q Attaching /tmp/killed.out
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null
 check "after SIGKILL of a reader, a new one traces" memtrace-read --kernel-leaks 1 1
+# A kernel built without an option memtrace has a mode for (the minimal
+# guest): the mode is refused with a message that names the option.  On
+# the kernels that have them, nothing to check here.
+has_sym() { grep -q " $1\$" /proc/kallsyms; }
+grep -q '^compact_stall ' /proc/vmstat ||
+	expect_fail "--compaction, no CONFIG_COMPACTION: refused, naming it" 'CONFIG_COMPACTION' \
+		memtrace-read --compaction 1 1
+grep -q '^pgmigrate_success ' /proc/vmstat ||
+	expect_fail "--migration, no CONFIG_MIGRATION: refused, naming it" 'CONFIG_MIGRATION' \
+		memtrace-read --migration 1 1
+has_sym register_kprobe ||
+	expect_fail "--oom, no CONFIG_KPROBES: refused, naming it" 'CONFIG_KPROBES' \
+		memtrace-read --oom 1 1
+has_sym uprobe_register ||
+	expect_fail "user mode, no CONFIG_UPROBES: refused, naming it" 'CONFIG_UPROBES' \
+		memtrace-read -c true
+
 check "memtrace.ko unloads" unload_memtrace

@@ -5,7 +5,10 @@
 #   - DKMS add, build (signed with a MOK key pair) and install, then
 #     removal, for all the kernels at once, with all of DKMS's state in a
 #     private root (dkms/dkms-install.sh --root): nothing outside it
-#     changes, and it is removed at the end.
+#     changes, and it is removed at the end.  The DKMS build runs as a
+#     user's would, without make check's MEMTRACE_WERROR, and with a
+#     warning injected that the module's code trips on purpose (a frame
+#     limit below its largest frames): DKMS must print it and install.
 # Leaves OUT/modtree/KVER, the module tree make install made, for a guest
 # booted with it to modprobe memtrace (tests/e2e/05-modprobe.sh).
 # Prints TAP-like lines.
@@ -88,7 +91,11 @@ fi
 dkms_in_root() {
 	dkms "$@" --sourcetree "$root/src" --dkmstree "$root/dkms" --installtree "$root/modules"
 }
-if check "dkms-install.sh: add, build, install for $*" "$top/dkms/dkms-install.sh" --root "$root" "$@"; then
+# The injected warning: kbuild adds KCFLAGS to every compile, and dkms
+# passes its environment on to make.
+warn=-Wframe-larger-than=256
+if check "dkms-install.sh: add, build, install for $* (no -Werror, $warn injected)" \
+	env -u MEMTRACE_WERROR KCFLAGS="$warn" "$top/dkms/dkms-install.sh" --root "$root" "$@"; then
 	serial=$(openssl x509 -inform DER -in "$root/mok.pub" -noout -serial 2>/dev/null |
 		sed 's/^serial=//; s/../&:/g; s/:$//')
 	for kver in "$@"; do
@@ -99,6 +106,14 @@ if check "dkms-install.sh: add, build, install for $*" "$top/dkms/dkms-install.s
 		fi
 		check_eq "dkms: $kver: memtrace.ko installed, built for $kver" "$kver" \
 			"$(modinfo -F vermagic "$ko" | cut -d' ' -f1)"
+		mlog=$(ls "$root"/dkms/memtrace/*/"$kver"/*/log/make.log 2>/dev/null | head -n 1)
+		nwarn=$(grep -c 'warning: the frame size of [0-9]* bytes is larger than 256 bytes' "$mlog" 2>/dev/null)
+		if [ "${nwarn:-0}" -gt 0 ]; then
+			ok "dkms: $kver: the build printed the injected warning ($nwarn times) and went on"
+		else
+			not_ok "dkms: $kver: the build printed the injected warning ($warn)" \
+				"$(tail -n 5 "${mlog:-/dev/null}" 2>&1)"
+		fi
 		check_eq "dkms: $kver: signed with the MOK key pair (mokutil --import mok.pub)" \
 			"DKMS module signing key $serial" \
 			"$(modinfo -F signer "$ko") $(modinfo -F sig_key "$ko")"

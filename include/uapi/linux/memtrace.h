@@ -64,9 +64,24 @@ struct memtrace_version {
 	__u32 alloc_rec_size;	/* out: sizeof(struct memtrace_alloc_rec) */
 	__u32 cache_rec_size;	/* out: sizeof(struct memtrace_cache_rec) */
 	__u32 features;		/* out: MEMTRACE_FEAT_* attached on this kernel */
-	__u32 __reserved;
+	__u32 kconfig_off;	/* out: MEMTRACE_KCONFIG_* the kernel is built without */
 	char module_version[32];/* out: memtrace.ko version string */
 };
+
+/*
+ * memtrace_version.kconfig_off: kernel options memtrace has modes for that
+ * this kernel is built without (0 from a module older than the field).
+ * The modes that need one are refused (not in features); a reader names
+ * the option.  MEMCG and NUMA cost no mode: reclaim is direct reclaim
+ * only, migration has no NUMA balancing.
+ */
+#define MEMTRACE_KCONFIG_MEMCG		(1U << 0)	/* memcg reclaim, --oom's memcg */
+#define MEMTRACE_KCONFIG_COMPACTION	(1U << 1)	/* MEMTRACE_EV_COMPACTION */
+#define MEMTRACE_KCONFIG_MIGRATION	(1U << 2)	/* MEMTRACE_EV_MIGRATION */
+#define MEMTRACE_KCONFIG_NUMA		(1U << 3)	/* NUMA balancing's migrations */
+#define MEMTRACE_KCONFIG_KPROBES	(1U << 4)	/* MEMTRACE_EV_OOM, _VMALLOC, bulk paths */
+#define MEMTRACE_KCONFIG_KRETPROBES	(1U << 5)	/* MEMTRACE_EV_GROWTH, _VMALLOC */
+#define MEMTRACE_KCONFIG_UPROBES	(1U << 6)	/* MEMTRACE_EV_USER, _USDT */
 
 /* Event sources, for memtrace_config.events and memtrace_version.features */
 #define MEMTRACE_EV_KMALLOC	(1U << 0)	/* kmalloc / kfree */
