@@ -7,6 +7,7 @@
 #ifndef MEMTRACE_READ_ELFSYMS_H
 #define MEMTRACE_READ_ELFSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,20 @@ struct ufn_probe {
  */
 int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t max,
 			    struct mt_err *err);
+
+/*
+ * What ld.so would bind in the ELF file at path, symbol by symbol: for
+ * each of the ELFSYMS_MAX_PROBES symbols (elfsyms_slot_symbol(i)) it
+ * defines under its public name (no glibc internal names), defined[i] and
+ * slots[i] (func, offset, size, symbol); aliases are not collapsed (two
+ * names at one offset are two definitions).  Returns how many it defines,
+ * or -errno with err set, as above.
+ */
+int elfsyms_find_definitions(const char *path, struct ufn_probe slots[ELFSYMS_MAX_PROBES],
+			     bool defined[ELFSYMS_MAX_PROBES], struct mt_err *err);
+
+/* The symbol name of definition slot i ("malloc", "_Znwm"), or NULL. */
+const char *elfsyms_slot_symbol(size_t slot);
 
 /*
  * The same for an allocator whose C functions' names carry a prefix

@@ -191,6 +191,7 @@ int main(int argc, char **argv)
 	slabview_tests();
 	usyms_tests();
 	elfsyms_tests();
+	linkmap_tests();
 	procmaps_tests();
 	procfs_tests();
 	spawn_tests();
