@@ -61,7 +61,7 @@ static const struct ufn_symbol {
 	const char *name;
 	const char *fallback;
 	uint32_t func;
-} ufn_symbols[ELFSYMS_MAX_PROBES] = {
+} ufn_symbols[] = {
 	{ "malloc", "__libc_malloc", MEMTRACE_UFN_MALLOC },
 	{ "calloc", "__libc_calloc", MEMTRACE_UFN_CALLOC },
 	{ "realloc", "__libc_realloc", MEMTRACE_UFN_REALLOC },
@@ -95,7 +95,58 @@ static const struct ufn_symbol {
 	{ "_ZdaPvmSt11align_val_t", NULL, MEMTRACE_UFN_DELETE },
 	{ "_ZdlPvSt11align_val_tRKSt9nothrow_t", NULL, MEMTRACE_UFN_DELETE },
 	{ "_ZdaPvSt11align_val_tRKSt9nothrow_t", NULL, MEMTRACE_UFN_DELETE },
+	/*
+	 * Allocators' own entry points a program may call, each with the
+	 * arguments of a function above (docs/design.md lists those not
+	 * traced).  jemalloc's non-standard API: mallocx(size, flags),
+	 * rallocx(ptr, size, flags), dallocx(ptr, flags), sdallocx(ptr, size,
+	 * flags).
+	 */
+	{ "mallocx", NULL, MEMTRACE_UFN_MALLOC },
+	{ "rallocx", NULL, MEMTRACE_UFN_REALLOC },
+	{ "dallocx", NULL, MEMTRACE_UFN_FREE },
+	{ "sdallocx", NULL, MEMTRACE_UFN_FREE },
+	/* tcmalloc's tc_* are aliases of the functions above but this one. */
+	{ "tc_malloc_skip_new_handler", NULL, MEMTRACE_UFN_MALLOC },
+	/* mimalloc's mi_* that are not aliases of the standard names. */
+	{ "mi_malloc_small", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_zalloc", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_zalloc_small", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_malloc_aligned", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_malloc_aligned_at", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_zalloc_aligned", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_zalloc_aligned_at", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_new_nothrow", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_new_aligned_nothrow", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_mallocn", NULL, MEMTRACE_UFN_CALLOC },
+	{ "mi_calloc_aligned", NULL, MEMTRACE_UFN_CALLOC },
+	{ "mi_calloc_aligned_at", NULL, MEMTRACE_UFN_CALLOC },
+	{ "mi_new_n", NULL, MEMTRACE_UFN_CALLOC },
+	{ "mi_reallocf", NULL, MEMTRACE_UFN_REALLOC },
+	{ "reallocf", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_rezalloc", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_realloc_aligned", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_realloc_aligned_at", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_rezalloc_aligned", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_rezalloc_aligned_at", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_new_realloc", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_reallocn", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_recalloc", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_recalloc_aligned", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_recalloc_aligned_at", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_new_reallocn", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_free_size", NULL, MEMTRACE_UFN_FREE },
+	{ "mi_free_aligned", NULL, MEMTRACE_UFN_FREE },
+	{ "mi_free_size_aligned", NULL, MEMTRACE_UFN_FREE },
+	{ "mi_cfree", NULL, MEMTRACE_UFN_FREE },
+	{ "mi_posix_memalign", NULL, MEMTRACE_UFN_POSIX_MEMALIGN },
+	{ "mi_aligned_alloc", NULL, MEMTRACE_UFN_ALIGNED_ALLOC },
+	{ "mi_memalign", NULL, MEMTRACE_UFN_MEMALIGN },
+	{ "mi_valloc", NULL, MEMTRACE_UFN_VALLOC },
 };
+_Static_assert(sizeof(ufn_symbols) / sizeof(ufn_symbols[0]) == ELFSYMS_MAX_PROBES &&
+	       ELFSYMS_STANDARD_SLOTS <= ELFSYMS_MAX_PROBES,
+	       "ufn_symbols[] holds ELFSYMS_MAX_PROBES symbols");
 
 const char *elfsyms_ufn_name(uint32_t func)
 {

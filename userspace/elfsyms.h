@@ -15,8 +15,13 @@
 
 #include "util.h"
 
-/* Symbols that may be probed in one object: the C functions and C++'s operators. */
-#define ELFSYMS_MAX_PROBES	33
+/*
+ * Symbols that may be probed in one object: the C functions and C++'s
+ * operators (the first ELFSYMS_STANDARD_SLOTS), then allocators' own entry
+ * points (jemalloc's mallocx family, mimalloc's mi_*).
+ */
+#define ELFSYMS_MAX_PROBES	72
+#define ELFSYMS_STANDARD_SLOTS	33
 
 struct ufn_probe {
 	uint32_t func;		/* MEMTRACE_UFN_* */

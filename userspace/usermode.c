@@ -508,6 +508,8 @@ static void tell_bindings(struct usermode *um, int pid, bool with_exe, const cha
 	if (!um->verbose)
 		return;
 	for (size_t s = 0; s < ELFSYMS_MAX_PROBES; s++) {
+		if (b->obj[s] == n && s >= ELFSYMS_STANDARD_SLOTS)
+			continue;	/* another allocator's own entry point */
 		if (b->obj[s] == n)
 			fprintf(stderr, "memtrace-read: pid %d: %s: defined nowhere\n", pid,
 				elfsyms_slot_symbol(s));
