@@ -192,6 +192,7 @@ int main(int argc, char **argv)
 	usyms_tests();
 	elfsyms_tests();
 	linkmap_tests();
+	growthhint_tests();
 	procmaps_tests();
 	procfs_tests();
 	spawn_tests();
