@@ -63,7 +63,23 @@ struct usermode {
 	} loaded[MAX_UNWOUND];			/* build ids of the tables handed over */
 	size_t nr_loaded;
 	bool unwind_warned;
+	int resolved_pid;		/* the process and objects last resolved */
+	uint64_t resolved_sig;
 };
+
+/* What pid maps, in one number: resolution is redone only when it changes. */
+static uint64_t maps_signature(const struct mapped_object *maps, size_t nr)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t v[3] = { maps[i].inode, maps[i].start, maps[i].end };
+
+		for (size_t k = 0; k < 3; k++)
+			h = (h ^ v[k]) * 1099511628211ULL;
+	}
+	return h;
+}
 
 struct usermode *usermode_new(const char *const *objs, size_t nr_objs)
 {
@@ -581,6 +597,15 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 	ret = procmaps_read(pid, &maps, &nr_maps, err);
 	if (ret)
 		goto out;
+	/*
+	 * -p looks again at each report: with the same objects mapped, the
+	 * same functions bind (and are probed already).
+	 */
+	if (!with_exe && pid == um->resolved_pid &&
+	    maps_signature(maps, nr_maps) == um->resolved_sig) {
+		unwind_image(um, d, maps, nr_maps);
+		goto out;
+	}
 	order = calloc(nr_maps + 1, sizeof(*order));
 	paths = calloc(nr_maps + 1, sizeof(*paths));
 	handed = calloc(MT_ARRAY_SIZE(pl->fn), sizeof(*handed));
@@ -625,6 +650,8 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 	if (!ret)
 		ret = probe_plan(um, d, pl, with_exe, handed, err);
 	if (ret >= 0) {
+		um->resolved_pid = pid;
+		um->resolved_sig = maps_signature(maps, nr_maps);
 		for (size_t i = 0; i < pl->nr; i++)
 			for (size_t k = 0; handed[i] && k < n; k++)
 				if (paths[k] == pl->fn[i].open_path)
