@@ -12,7 +12,7 @@
 # as used_memory falls.  (Reports with -a are printed once: a listing of
 # every block each second would take the guest longer than the load.)
 # Cost: about 45 s on the 6.1 guest (TCG; redis-benchmark traced does
-# some 250 SETs a second there).
+# some 500 SETs a second there).
 # mtt-timeout: 300
 . "${0%/*}/lib.sh"
 
