@@ -40,7 +40,8 @@ PKGS="build-essential pkg-config bc bison flex libssl-dev libelf-dev libdw-dev
 	elfutils kmod cpio gzip xz-utils busybox-static qemu-system-x86
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 dkms
 	valgrind sparse python3 zstd openssl debootstrap e2fsprogs libcap-dev
-	libc6-dbg libjemalloc-dev libgoogle-perftools-dev musl-tools sqlite3 time
+	libc6-dbg libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev musl-tools sqlite3 time
+	redis-server redis-tools
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev libjansson-dev python3-jsonschema golang-go
 	libcapstone-dev libunwind-dev liblzma-dev
 	prometheus chromium fonts-dejavu-core strace gdb systemtap-sdt-dev"

@@ -61,7 +61,7 @@ static const struct ufn_symbol {
 	const char *name;
 	const char *fallback;
 	uint32_t func;
-} ufn_symbols[ELFSYMS_MAX_PROBES] = {
+} ufn_symbols[] = {
 	{ "malloc", "__libc_malloc", MEMTRACE_UFN_MALLOC },
 	{ "calloc", "__libc_calloc", MEMTRACE_UFN_CALLOC },
 	{ "realloc", "__libc_realloc", MEMTRACE_UFN_REALLOC },
@@ -95,7 +95,58 @@ static const struct ufn_symbol {
 	{ "_ZdaPvmSt11align_val_t", NULL, MEMTRACE_UFN_DELETE },
 	{ "_ZdlPvSt11align_val_tRKSt9nothrow_t", NULL, MEMTRACE_UFN_DELETE },
 	{ "_ZdaPvSt11align_val_tRKSt9nothrow_t", NULL, MEMTRACE_UFN_DELETE },
+	/*
+	 * Allocators' own entry points a program may call, each with the
+	 * arguments of a function above (docs/design.md lists those not
+	 * traced).  jemalloc's non-standard API: mallocx(size, flags),
+	 * rallocx(ptr, size, flags), dallocx(ptr, flags), sdallocx(ptr, size,
+	 * flags).
+	 */
+	{ "mallocx", NULL, MEMTRACE_UFN_MALLOC },
+	{ "rallocx", NULL, MEMTRACE_UFN_REALLOC },
+	{ "dallocx", NULL, MEMTRACE_UFN_FREE },
+	{ "sdallocx", NULL, MEMTRACE_UFN_FREE },
+	/* tcmalloc's tc_* are aliases of the functions above but this one. */
+	{ "tc_malloc_skip_new_handler", NULL, MEMTRACE_UFN_MALLOC },
+	/* mimalloc's mi_* that are not aliases of the standard names. */
+	{ "mi_malloc_small", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_zalloc", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_zalloc_small", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_malloc_aligned", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_malloc_aligned_at", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_zalloc_aligned", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_zalloc_aligned_at", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_new_nothrow", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_new_aligned_nothrow", NULL, MEMTRACE_UFN_MALLOC },
+	{ "mi_mallocn", NULL, MEMTRACE_UFN_CALLOC },
+	{ "mi_calloc_aligned", NULL, MEMTRACE_UFN_CALLOC },
+	{ "mi_calloc_aligned_at", NULL, MEMTRACE_UFN_CALLOC },
+	{ "mi_new_n", NULL, MEMTRACE_UFN_CALLOC },
+	{ "mi_reallocf", NULL, MEMTRACE_UFN_REALLOC },
+	{ "reallocf", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_rezalloc", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_realloc_aligned", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_realloc_aligned_at", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_rezalloc_aligned", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_rezalloc_aligned_at", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_new_realloc", NULL, MEMTRACE_UFN_REALLOC },
+	{ "mi_reallocn", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_recalloc", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_recalloc_aligned", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_recalloc_aligned_at", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_new_reallocn", NULL, MEMTRACE_UFN_REALLOCARRAY },
+	{ "mi_free_size", NULL, MEMTRACE_UFN_FREE },
+	{ "mi_free_aligned", NULL, MEMTRACE_UFN_FREE },
+	{ "mi_free_size_aligned", NULL, MEMTRACE_UFN_FREE },
+	{ "mi_cfree", NULL, MEMTRACE_UFN_FREE },
+	{ "mi_posix_memalign", NULL, MEMTRACE_UFN_POSIX_MEMALIGN },
+	{ "mi_aligned_alloc", NULL, MEMTRACE_UFN_ALIGNED_ALLOC },
+	{ "mi_memalign", NULL, MEMTRACE_UFN_MEMALIGN },
+	{ "mi_valloc", NULL, MEMTRACE_UFN_VALLOC },
 };
+_Static_assert(sizeof(ufn_symbols) / sizeof(ufn_symbols[0]) == ELFSYMS_MAX_PROBES &&
+	       ELFSYMS_STANDARD_SLOTS <= ELFSYMS_MAX_PROBES,
+	       "ufn_symbols[] holds ELFSYMS_MAX_PROBES symbols");
 
 const char *elfsyms_ufn_name(uint32_t func)
 {
@@ -299,6 +350,7 @@ struct candidate {
 struct find_ctx {
 	const struct elf_obj *o;
 	const char *prefix;		/* -S: of the C functions' names; NULL: none */
+	bool public_only;		/* the names ld.so binds: no glibc internal ones */
 	struct candidate cand[ELFSYMS_MAX_PROBES];
 	bool done[ELFSYMS_MAX_PROBES];	/* settled by an earlier table */
 };
@@ -343,7 +395,7 @@ static int find_one(const struct sym_view *v, void *ctx)
 		}
 		if (name_is(v, ufn_symbols[i].name))
 			consider(c, i, v, true);
-		else if (name_is(v, ufn_symbols[i].fallback))
+		else if (!c->public_only && name_is(v, ufn_symbols[i].fallback))
 			consider(c, i, v, false);
 	}
 	return 0;
@@ -358,6 +410,62 @@ static bool is_alias(const struct find_ctx *c, size_t i)
 	return false;
 }
 
+/* The candidates of every symbol in ufn_symbols[] that path defines. */
+static int find_candidates(const char *path, struct find_ctx *c, struct mt_err *err)
+{
+	struct elf_obj o;
+	size_t i;
+	int rc;
+
+	rc = elf_obj_open(&o, path, err);
+	if (rc)
+		return rc;
+	c->o = &o;
+	for (i = 0; i < ELFSYMS_MAX_PROBES; i++)
+		c->cand[i].rank = RANK_NONE;
+	/* .symtab is the complete table; .dynsym only fills its gaps. */
+	if (o.symtab) {
+		for_each_sym(&o, o.symtab, find_one, c);
+		for (i = 0; i < ELFSYMS_MAX_PROBES; i++)
+			c->done[i] = c->cand[i].rank != RANK_NONE;
+	}
+	if (o.dynsym)
+		for_each_sym(&o, o.dynsym, find_one, c);
+	c->o = NULL;
+	elf_obj_close(&o);
+	return 0;
+}
+
+const char *elfsyms_slot_symbol(size_t slot)
+{
+	return slot < ELFSYMS_MAX_PROBES ? ufn_symbols[slot].name : NULL;
+}
+
+int elfsyms_find_definitions(const char *path, struct ufn_probe slots[ELFSYMS_MAX_PROBES],
+			     bool defined[ELFSYMS_MAX_PROBES], struct mt_err *err)
+{
+	struct find_ctx c;
+	int rc, nr = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.public_only = true;
+	rc = find_candidates(path, &c, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < ELFSYMS_MAX_PROBES; i++) {
+		defined[i] = c.cand[i].rank != RANK_NONE;
+		memset(&slots[i], 0, sizeof(slots[i]));
+		if (!defined[i])
+			continue;
+		slots[i].func = ufn_symbols[i].func;
+		slots[i].offset = c.cand[i].offset;
+		slots[i].size = c.cand[i].size;
+		memcpy(slots[i].symbol, c.cand[i].symbol, sizeof(slots[i].symbol));
+		nr++;
+	}
+	return nr;
+}
+
 int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t max,
 			    struct mt_err *err)
 {
@@ -368,28 +476,14 @@ int elfsyms_find_prefixed(const char *path, const char *prefix, struct ufn_probe
 			  size_t max, struct mt_err *err)
 {
 	struct find_ctx c;
-	struct elf_obj o;
 	size_t nr = 0, i;
 	int rc;
 
-	rc = elf_obj_open(&o, path, err);
+	memset(&c, 0, sizeof(c));
+	c.prefix = prefix && prefix[0] ? prefix : NULL;
+	rc = find_candidates(path, &c, err);
 	if (rc)
 		return rc;
-	memset(&c, 0, sizeof(c));
-	c.o = &o;
-	c.prefix = prefix && prefix[0] ? prefix : NULL;
-	for (i = 0; i < ELFSYMS_MAX_PROBES; i++)
-		c.cand[i].rank = RANK_NONE;
-
-	/* .symtab is the complete table; .dynsym only fills its gaps. */
-	if (o.symtab) {
-		for_each_sym(&o, o.symtab, find_one, &c);
-		for (i = 0; i < ELFSYMS_MAX_PROBES; i++)
-			c.done[i] = c.cand[i].rank != RANK_NONE;
-	}
-	if (o.dynsym)
-		for_each_sym(&o, o.dynsym, find_one, &c);
-
 	for (i = 0; i < ELFSYMS_MAX_PROBES && nr < max; i++) {
 		if (c.cand[i].rank == RANK_NONE || is_alias(&c, i))
 			continue;
@@ -399,7 +493,6 @@ int elfsyms_find_prefixed(const char *path, const char *prefix, struct ufn_probe
 		memcpy(probes[nr].symbol, c.cand[i].symbol, sizeof(probes[nr].symbol));
 		nr++;
 	}
-	elf_obj_close(&o);
 	return (int)nr;
 }
 

@@ -7,6 +7,7 @@
 #ifndef MEMTRACE_READ_ELFSYMS_H
 #define MEMTRACE_READ_ELFSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,8 +15,13 @@
 
 #include "util.h"
 
-/* Symbols that may be probed in one object: the C functions and C++'s operators. */
-#define ELFSYMS_MAX_PROBES	33
+/*
+ * Symbols that may be probed in one object: the C functions and C++'s
+ * operators (the first ELFSYMS_STANDARD_SLOTS), then allocators' own entry
+ * points (jemalloc's mallocx family, mimalloc's mi_*).
+ */
+#define ELFSYMS_MAX_PROBES	72
+#define ELFSYMS_STANDARD_SLOTS	33
 
 struct ufn_probe {
 	uint32_t func;		/* MEMTRACE_UFN_* */
@@ -45,6 +51,20 @@ struct ufn_probe {
  */
 int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t max,
 			    struct mt_err *err);
+
+/*
+ * What ld.so would bind in the ELF file at path, symbol by symbol: for
+ * each of the ELFSYMS_MAX_PROBES symbols (elfsyms_slot_symbol(i)) it
+ * defines under its public name (no glibc internal names), defined[i] and
+ * slots[i] (func, offset, size, symbol); aliases are not collapsed (two
+ * names at one offset are two definitions).  Returns how many it defines,
+ * or -errno with err set, as above.
+ */
+int elfsyms_find_definitions(const char *path, struct ufn_probe slots[ELFSYMS_MAX_PROBES],
+			     bool defined[ELFSYMS_MAX_PROBES], struct mt_err *err);
+
+/* The symbol name of definition slot i ("malloc", "_Znwm"), or NULL. */
+const char *elfsyms_slot_symbol(size_t slot);
 
 /*
  * The same for an allocator whose C functions' names carry a prefix

@@ -25,6 +25,7 @@
 #include "device.h"
 #include "evreader.h"
 #include "fmt.h"
+#include "growthhint.h"
 #include "ksyms.h"
 #include "pressure.h"
 #include "report.h"
@@ -188,6 +189,7 @@ struct session {
 	struct mt_device dev;
 	struct ksyms *ksyms;
 	struct target *target;		/* user mode */
+	struct growth_hint hint;	/* user mode: growth no allocator call explains */
 	bool ended;			/* user mode: the target has ended */
 	int sigfd;			/* SIGINT, SIGTERM */
 	struct trend_table *trend;
@@ -481,6 +483,13 @@ static int report_once(struct session *s)
 						    &s->unloads_seen);
 		if (!ret && text)
 			ret = report_leaks(stdout, &snap, totals, nr_totals, &ctx);
+		if (!ret && text && s->target && !final && !o->memleak_format) {
+			char hint[512];
+
+			if (growth_hint_update(&s->hint, (int)target_pid(s->target),
+					       snap.hdr.activity.allocs_seen, hint, sizeof(hint)))
+				printf("%s\n\n", hint);
+		}
 		if (!ret && text && final && !o->memleak_format) {
 			heap_summaries(stdout, &snap, ctx.images);
 			ret = leak_summary(&snap, totals, nr_totals, &ctx);

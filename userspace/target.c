@@ -107,6 +107,7 @@ int target_open(const struct mt_options *o, struct mt_device *dev, struct target
 	if (t->um) {
 		usermode_set_symbols_prefix(t->um, o->symbols_prefix);
 		usermode_set_returns(t->um, o->returns, o->verbose, dev);
+		usermode_set_quiet(t->um, o->memleak_format);
 	}
 	t->images = images_new();
 	if (!t->um || !t->images) {

@@ -15,15 +15,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "binding.h"
 #include "cli.h"
 #include "elfsyms.h"
+#include "linkmap.h"
 #include "procfs.h"
 #include "procmaps.h"
 #include "retsites.h"
 #include "unwtab.h"
 
 #define MAX_OBJECTS 16
-#define MAX_PROBED 64
+#define MAX_PROBED 1024
 #define MAX_UNWOUND 256
 
 struct object_list {
@@ -42,12 +44,14 @@ struct usermode {
 	struct {
 		dev_t dev;
 		ino_t ino;
-	} probed[MAX_PROBED];			/* files handed over already */
+		uint64_t offset;
+	} probed[MAX_PROBED];			/* functions handed over already */
 	size_t nr_probed;
 	int unwind;			/* MT_UNWIND_* */
 	int returns;			/* MT_RETURNS_* */
 	bool sites;			/* the module takes return sites */
 	bool verbose;			/* -v: how each allocator's returns are seen, each table's size */
+	bool quiet;			/* --memleak-format: no line memleak does not print */
 	struct {
 		dev_t dev;
 		ino_t ino;
@@ -59,7 +63,23 @@ struct usermode {
 	} loaded[MAX_UNWOUND];			/* build ids of the tables handed over */
 	size_t nr_loaded;
 	bool unwind_warned;
+	int resolved_pid;		/* the process and objects last resolved */
+	uint64_t resolved_sig;
 };
+
+/* What pid maps, in one number: resolution is redone only when it changes. */
+static uint64_t maps_signature(const struct mapped_object *maps, size_t nr)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t v[3] = { maps[i].inode, maps[i].start, maps[i].end };
+
+		for (size_t k = 0; k < 3; k++)
+			h = (h ^ v[k]) * 1099511628211ULL;
+	}
+	return h;
+}
 
 struct usermode *usermode_new(const char *const *objs, size_t nr_objs)
 {
@@ -162,45 +182,21 @@ static int resolve_object(const char *obj, const struct mapped_object *maps, siz
 	return 0;
 }
 
-/* The executable, if it has allocators of its own (static, or interposing). */
-static int add_executable(int pid, size_t nr_maps, const char *prefix, struct object_list *l,
-			  struct mt_err *err)
-{
-	char exe[80], shown[PATH_MAX], malloc_name[64];
-	ssize_t n;
-	int ret;
-
-	procfs_path(pid, "exe", exe, sizeof(exe));
-	n = readlink(exe, shown, sizeof(shown) - 1);
-	if (n < 0) {
-		if (errno == ENOENT && nr_maps)
-			return 0;
-		return mt_errf(err, errno == ENOENT ? ESRCH : errno, "pid %d: %s: %s", pid,
-			       exe, errno == ENOENT ? "no such process (or a kernel thread)" :
-			       strerror(errno));
-	}
-	shown[n] = '\0';
-	snprintf(malloc_name, sizeof(malloc_name), "%smalloc", prefix ? prefix : "");
-	ret = elfsyms_defines(exe, malloc_name, err);
-	if (ret == -ENOENT)
-		return 0;	/* no symbols at all: stripped */
-	if (ret <= 0)
-		return ret;
-	return list_add(l, exe, shown, true, true, err);
-}
-
-static bool probed_before(struct usermode *um, int fd, bool remember)
+/* Whether the function at offset in the file open as fd was handed over already. */
+static bool probed_before(struct usermode *um, int fd, uint64_t offset, bool remember)
 {
 	struct stat st;
 
 	if (fstat(fd, &st))
 		return false;
 	for (size_t i = 0; i < um->nr_probed; i++)
-		if (um->probed[i].dev == st.st_dev && um->probed[i].ino == st.st_ino)
+		if (um->probed[i].dev == st.st_dev && um->probed[i].ino == st.st_ino &&
+		    um->probed[i].offset == offset)
 			return true;
 	if (remember && um->nr_probed < MAX_PROBED) {
 		um->probed[um->nr_probed].dev = st.st_dev;
 		um->probed[um->nr_probed].ino = st.st_ino;
+		um->probed[um->nr_probed].offset = offset;
 		um->nr_probed++;
 	}
 	return false;
@@ -289,42 +285,97 @@ static int probe_function(struct usermode *um, struct mt_device *d, int fd, cons
 				 rs.nr ? MEMTRACE_UPROBE_ENTRY : MEMTRACE_UPROBE_CALL, err);
 }
 
-static int probe_object(struct usermode *um, struct mt_device *d, const char *open_path,
-			const char *shown, bool exe, bool prefixed, struct mt_err *err)
+/* One function to probe: which object, and where in it. */
+struct planned {
+	const char *open_path;
+	const char *shown;
+	bool exe;		/* re-armed for each image: mapped before it was traced */
+	struct ufn_probe p;
+};
+
+struct plan {
+	struct planned fn[MAX_OBJECTS * ELFSYMS_MAX_PROBES + ELFSYMS_MAX_PROBES];
+	size_t nr;
+};
+
+static void plan_add(struct plan *pl, const char *open_path, const char *shown, bool exe,
+		     const struct ufn_probe *p)
+{
+	for (size_t i = 0; i < pl->nr; i++)
+		if (pl->fn[i].p.offset == p->offset && same_file(pl->fn[i].open_path, open_path))
+			return;
+	if (pl->nr == MT_ARRAY_SIZE(pl->fn))
+		return;
+	pl->fn[pl->nr].open_path = open_path;
+	pl->fn[pl->nr].shown = shown;
+	pl->fn[pl->nr].exe = exe;
+	pl->fn[pl->nr].p = *p;
+	pl->nr++;
+}
+
+/* Every allocator function of an -O object (or of the executable, with -S). */
+static int plan_object(struct usermode *um, struct plan *pl, const char *open_path,
+		       const char *shown, bool exe, bool prefixed, struct mt_err *err)
 {
 	struct ufn_probe probes[ELFSYMS_MAX_PROBES];
-	int n, fd, ret = 0;
+	int n;
 
-	fd = open(open_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return mt_errf(err, errno, "%s: %s", shown, strerror(errno));
-	/* Libraries mapped after the exec get the breakpoints of their probes as they map. */
-	if (probed_before(um, fd, true) && !exe) {
-		close(fd);
-		return 0;
-	}
 	n = elfsyms_find_prefixed(open_path, prefixed ? um->prefix : NULL, probes,
 				  MT_ARRAY_SIZE(probes), err);
 	if (n == 0)
-		ret = mt_errf(err, ENOENT, "%s defines none of the allocator functions "
-			      "(%smalloc, %scalloc, %srealloc, %sfree, ...)", shown,
-			      prefixed && um->prefix ? um->prefix : "",
-			      prefixed && um->prefix ? um->prefix : "",
-			      prefixed && um->prefix ? um->prefix : "",
-			      prefixed && um->prefix ? um->prefix : "");
-	else if (n < 0)
-		ret = n;
-	/*
-	 * What ends allocations first: while the target runs (or an exec'd
-	 * image is taken in while tracing) an allocation recorded before the
-	 * probe that ends it is armed would be a false leak.
-	 */
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < n && !ret; i++)
-			if (ufn_ends_allocations(probes[i].func) == !pass)
-				ret = probe_function(um, d, fd, shown, &probes[i], err);
-	close(fd);
-	return ret ? ret : n;
+		return mt_errf(err, ENOENT, "%s defines none of the allocator functions "
+			       "(%smalloc, %scalloc, %srealloc, %sfree, ...)", shown,
+			       prefixed && um->prefix ? um->prefix : "",
+			       prefixed && um->prefix ? um->prefix : "",
+			       prefixed && um->prefix ? um->prefix : "",
+			       prefixed && um->prefix ? um->prefix : "");
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		plan_add(pl, open_path, shown, exe, &probes[i]);
+	return n;
+}
+
+/*
+ * Hands the planned functions over, what ends allocations first: while
+ * the target runs (or an exec'd image is taken in while tracing) an
+ * allocation recorded before the probe that ends it is armed would be a
+ * false leak.  A function handed over before is not again, but for the
+ * executable's with_exe.  Returns the number handed over, or -errno.
+ */
+static int probe_plan(struct usermode *um, struct mt_device *d, const struct plan *pl,
+		      bool with_exe, bool *handed, struct mt_err *err)
+{
+	int total = 0, ret = 0;
+
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		for (size_t i = 0; i < pl->nr && !ret; i++) {
+			const struct planned *f = &pl->fn[i];
+			int fd;
+
+			if (ufn_ends_allocations(f->p.func) != !pass)
+				continue;
+			fd = open(f->open_path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				ret = mt_errf(err, errno, "%s: %s", f->shown, strerror(errno));
+				break;
+			}
+			if (!probed_before(um, fd, f->p.offset, true) || (f->exe && with_exe)) {
+				ret = probe_function(um, d, fd, f->shown, &f->p, err);
+				if (!ret) {
+					handed[i] = true;
+					total++;
+				}
+			}
+			close(fd);
+		}
+	}
+	return ret ? ret : total;
+}
+
+void usermode_set_quiet(struct usermode *um, bool quiet)
+{
+	um->quiet = quiet;
 }
 
 void usermode_set_returns(struct usermode *um, int mode, bool verbose,
@@ -440,35 +491,144 @@ static void unwind_image(struct usermode *um, struct mt_device *d,
 	}
 }
 
-static bool maps_libstdcxx(const struct mapped_object *m)
+/*
+ * The line that says where pid's allocator is: for each object probed,
+ * the first entry point bound to it ("malloc: libjemalloc.so.2"); with
+ * -v, every entry point and where it resolved.
+ */
+static void tell_bindings(struct usermode *um, int pid, bool with_exe, const char *how,
+			  const struct binding *b, const size_t *order, size_t n,
+			  const struct mapped_object *maps, const bool *handed_obj)
 {
-	return m->executable && !strncmp(base_name(m->path), "libstdc++.so", 12);
+	char line[1024];
+	size_t len = 0;
+
+	line[0] = '\0';
+	for (size_t k = 0; k < n; k++) {
+		size_t first = ELFSYMS_MAX_PROBES;
+
+		if (!handed_obj[k])
+			continue;
+		for (size_t s = 0; s < ELFSYMS_MAX_PROBES && first == ELFSYMS_MAX_PROBES; s++)
+			if (b->obj[s] == k)
+				first = s;
+		if (first == ELFSYMS_MAX_PROBES || len >= sizeof(line))
+			continue;
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s: %s",
+					len ? ", " : "", binding_slot_name(first),
+					base_name(maps[order[k]].path));
+	}
+	if (len && !um->quiet)
+		fprintf(stderr, "memtrace-read: pid %d %s: %s\n", pid,
+			with_exe ? "allocator" : "mapped an allocator", line);
+	if (!um->verbose)
+		return;
+	for (size_t s = 0; s < ELFSYMS_MAX_PROBES; s++) {
+		if (b->obj[s] == n && s >= ELFSYMS_STANDARD_SLOTS)
+			continue;	/* another allocator's own entry point */
+		if (b->obj[s] == n)
+			fprintf(stderr, "memtrace-read: pid %d: %s: defined nowhere\n", pid,
+				elfsyms_slot_symbol(s));
+		else
+			fprintf(stderr, "memtrace-read: pid %d: %s: %s+0x%llx (%s, %s)%s\n", pid,
+				elfsyms_slot_symbol(s), maps[order[b->obj[s]]].path,
+				(unsigned long long)b->def[s].offset, how,
+				b->def[s].symbol, binding_is_alias(b, n, s) ?
+				" (an alias: probed once)" : "");
+	}
 }
 
 /*
- * The objects pid maps: its executable (with_exe), libc, libstdc++, the -O
- * objects, each probed once; then the unwind tables of all its code.
+ * The executable's own allocator under -S: its prefixed functions, if it
+ * defines the prefixed malloc.
+ */
+static int plan_prefixed_executable(struct usermode *um, int pid, size_t nr_maps,
+				    struct object_list *l, struct mt_err *err)
+{
+	char exe[80], shown[PATH_MAX], malloc_name[64];
+	ssize_t n;
+	int ret;
+
+	procfs_path(pid, "exe", exe, sizeof(exe));
+	n = readlink(exe, shown, sizeof(shown) - 1);
+	if (n < 0) {
+		if (errno == ENOENT && nr_maps)
+			return 0;
+		return mt_errf(err, errno == ENOENT ? ESRCH : errno, "pid %d: %s: %s", pid,
+			       exe, errno == ENOENT ? "no such process (or a kernel thread)" :
+			       strerror(errno));
+	}
+	shown[n] = '\0';
+	snprintf(malloc_name, sizeof(malloc_name), "%smalloc", um->prefix);
+	ret = elfsyms_defines(exe, malloc_name, err);
+	if (ret == -ENOENT)
+		return 0;	/* no symbols at all: stripped */
+	if (ret <= 0)
+		return ret;
+	return list_add(l, exe, shown, true, true, err);
+}
+
+/*
+ * The objects pid maps: each allocator entry point where ld.so binds it
+ * (linkmap.h, binding.h), and every function of the -O objects; each
+ * function probed once (the executable's again for a new image,
+ * with_exe); then the unwind tables of all its code.
  */
 static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool strict,
 			bool with_exe, struct mt_err *err)
 {
 	struct mapped_object *maps = NULL;
-	const struct mapped_object *libc;
+	const char **paths = NULL;
+	size_t *order = NULL, exe, nr_maps = 0, n = 0;
+	bool *handed = NULL, *handed_obj = NULL;
 	struct object_list *l;
-	size_t nr_maps = 0;
-	int ret, total = 0;
+	struct binding *b;
+	struct plan *pl;
+	const char *how = "";
+	int ret;
 
 	l = calloc(1, sizeof(*l));
-	if (!l)
-		return mt_errf(err, ENOMEM, "out of memory");
+	b = calloc(1, sizeof(*b));
+	pl = calloc(1, sizeof(*pl));
+	if (!l || !b || !pl) {
+		ret = mt_errf(err, ENOMEM, "out of memory");
+		goto out;
+	}
 	ret = procmaps_read(pid, &maps, &nr_maps, err);
-	if (!ret && with_exe)
-		ret = add_executable(pid, nr_maps, um->prefix, l, err);
-	if (!ret && procmaps_find_libc(pid, maps, nr_maps, &libc, err) == 0)
-		ret = list_add(l, libc->open_path, libc->path, false, false, err);
-	for (size_t i = 0; !ret && i < nr_maps; i++)
-		if (maps_libstdcxx(&maps[i]))
-			ret = list_add(l, maps[i].open_path, maps[i].path, false, false, err);
+	if (ret)
+		goto out;
+	/*
+	 * -p looks again at each report: with the same objects mapped, the
+	 * same functions bind (and are probed already).
+	 */
+	if (!with_exe && pid == um->resolved_pid &&
+	    maps_signature(maps, nr_maps) == um->resolved_sig) {
+		unwind_image(um, d, maps, nr_maps);
+		goto out;
+	}
+	order = calloc(nr_maps + 1, sizeof(*order));
+	paths = calloc(nr_maps + 1, sizeof(*paths));
+	handed = calloc(MT_ARRAY_SIZE(pl->fn), sizeof(*handed));
+	handed_obj = calloc(nr_maps + 1, sizeof(*handed_obj));
+	if (!order || !paths || !handed || !handed_obj) {
+		ret = mt_errf(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = linkmap_order(pid, maps, nr_maps, order, &how, err);
+	if (ret < 0)
+		goto out;
+	n = (size_t)ret;
+	ret = 0;
+	exe = linkmap_exe_index(pid, maps, nr_maps);
+	for (size_t k = 0; k < n; k++)
+		paths[k] = maps[order[k]].open_path;
+	binding_resolve(paths, n, b);
+	for (size_t s = 0; s < ELFSYMS_MAX_PROBES; s++)
+		if (b->obj[s] < n && !binding_is_alias(b, n, s))
+			plan_add(pl, paths[b->obj[s]], maps[order[b->obj[s]]].path,
+				 order[b->obj[s]] == exe, &b->def[s]);
+	if (with_exe && um->prefix)
+		ret = plan_prefixed_executable(um, pid, nr_maps, l, err);
 	for (size_t i = 0; !ret && i < um->nr_objs; i++) {
 		bool found;
 
@@ -478,23 +638,37 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 			ret = mt_errf(err, ENOENT, "-O %s: pid %d maps no such object (give its path)",
 				      um->objs[i], pid);
 	}
-	if (!ret && !l->nr && strict && with_exe)
+	for (size_t i = 0; !ret && i < l->nr; i++) {
+		ret = plan_object(um, pl, l->open_path[i], l->shown[i], l->is_exe[i],
+				  l->prefixed[i], err);
+		ret = ret > 0 ? 0 : ret;
+	}
+	if (!ret && !pl->nr && strict && with_exe)
 		ret = mt_errf(err, ENOENT, "pid %d maps no libc and its executable defines no "
 			      "malloc: statically linked and stripped? name the allocator's "
 			      "object with -O", pid);
-	for (size_t i = 0; !ret && i < l->nr; i++) {
-		ret = probe_object(um, d, l->open_path[i], l->shown[i], l->is_exe[i],
-				   l->prefixed[i], err);
-		if (ret > 0) {
-			total += ret;
-			ret = 0;
-		}
-	}
 	if (!ret)
+		ret = probe_plan(um, d, pl, with_exe, handed, err);
+	if (ret >= 0) {
+		um->resolved_pid = pid;
+		um->resolved_sig = maps_signature(maps, nr_maps);
+		for (size_t i = 0; i < pl->nr; i++)
+			for (size_t k = 0; handed[i] && k < n; k++)
+				if (paths[k] == pl->fn[i].open_path)
+					handed_obj[k] = true;
+		tell_bindings(um, pid, with_exe, how, b, order, n, maps, handed_obj);
 		unwind_image(um, d, maps, nr_maps);
+	}
+out:
 	free(maps);
+	free(order);
+	free(paths);
+	free(handed);
+	free(handed_obj);
 	free(l);
-	return ret ? ret : total;
+	free(b);
+	free(pl);
+	return ret;
 }
 
 int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool strict,

@@ -27,9 +27,12 @@ void usermode_set_symbols_prefix(struct usermode *um, const char *prefix);
 /*
  * Probes the allocators of process pid's current image, through the files
  * it maps (opened through /proc/PID/root or /proc/PID/map_files, so a
- * chroot's or a container's own libc is the one probed): its libc, its
- * executable if that defines malloc (static, or interposing), libstdc++'s
- * operator new and delete if it maps libstdc++, and every -O object (a
+ * chroot's or a container's own libc is the one probed): each allocator
+ * entry point (malloc, ..., mmap, operator new and delete) where ld.so
+ * binds it, the first definition in the process's lookup order (the
+ * executable, LD_PRELOAD, DT_NEEDED breadth-first: linkmap.h, binding.h),
+ * so jemalloc's malloc if it precedes libc's, an allocator linked into
+ * the executable if it has one; and every function of each -O object (a
  * path, or the name of an object it maps: "c", "jemalloc",
  * "libtcmalloc.so.4").  An object probed for an earlier image is not
  * handed over again, but for the executable, which was mapped before the
@@ -45,8 +48,10 @@ int usermode_probe_image(struct usermode *um, struct mt_device *d, int pid, bool
 			 struct mt_err *err);
 
 /*
- * The objects pid mapped since its image was probed (a dlopen): those not
- * seen before get their probes (libstdc++, -O objects) and unwind tables.
+ * The objects pid mapped since its image was probed (a dlopen): the entry
+ * points bound in them now (the same lookup order, the new objects after
+ * the others) and the -O objects get their probes, each function once, and
+ * the new objects unwind tables.
  * Returns the functions probed (>= 0), or -errno with err set.
  */
 int usermode_probe_mapped(struct usermode *um, struct mt_device *d, int pid, struct mt_err *err);
@@ -77,6 +82,13 @@ int usermode_unwind_process(struct usermode *um, struct mt_device *d, int pid,
  */
 void usermode_set_returns(struct usermode *um, int mode, bool verbose,
 			  const struct mt_device *d);
+
+/*
+ * Each image's allocator is said on stderr as it is probed ("memtrace-read:
+ * pid 114 allocator: malloc: libjemalloc.so.2, ..."), and with -v every
+ * entry point and where it resolved; quiet (--memleak-format) says neither.
+ */
+void usermode_set_quiet(struct usermode *um, bool quiet);
 
 /* The first -O name no image has mapped yet, or NULL. */
 const char *usermode_unmapped(const struct usermode *um);

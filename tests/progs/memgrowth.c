@@ -24,6 +24,11 @@
  *                         where the kernel has madvise() (no read-around:
  *                         a page per fault, "RANDOM 1"), from read_pages,
  *                         printing the page faults getrusage() counts
+ *   memgrowth rawmap MIB  writes "ready", waits for SIGUSR1, maps MIB MiB
+ *                         anonymous by the raw system call (not libc's
+ *                         mmap(), no allocator call) and touches it,
+ *                         writes "done", waits for SIGTERM: growth no
+ *                         allocator probe sees (tests/e2e/49-user-allocators.sh)
  *   memgrowth bench N     times N mmap+munmap pairs (64 KiB, anonymous) and
  *                         N page faults (fresh anonymous pages), the median
  *                         of 5 rounds after one to warm up: "ns/mmap X",
@@ -31,6 +36,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +47,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <sys/shm.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define KB 1024UL
@@ -367,6 +374,41 @@ NOINLINE static int run_bench(int n)
 	return 0;
 }
 
+static void wait_for_signal(int sig)
+{
+	sigset_t set;
+	int got;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigwait(&set, &got);
+}
+
+static int run_rawmap(int mib)
+{
+	size_t len = (size_t)mib << 20;
+	sigset_t set;
+	long p;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (write(1, "ready\n", 6) != 6)
+		return 1;
+	wait_for_signal(SIGUSR1);
+	p = syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	if (p == -1)
+		return 1;
+	for (size_t i = 0; i < len; i += 4096)
+		((volatile char *)p)[i] = 1;
+	if (write(1, "done\n", 5) != 5)
+		return 1;
+	wait_for_signal(SIGTERM);
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[4096];
@@ -385,6 +427,8 @@ int main(int argc, char **argv)
 		status = run_faults(atoi(argv[2]), argv[3]);
 	else if (argc == 4 && !strcmp(argv[1], "majfaults"))
 		status = run_majfaults(atoi(argv[2]), argv[3]);
+	else if (argc == 3 && !strcmp(argv[1], "rawmap"))
+		status = run_rawmap(atoi(argv[2]));
 	else if (argc == 3 && !strcmp(argv[1], "bench"))
 		status = run_bench(atoi(argv[2]));
 	else

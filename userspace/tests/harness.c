@@ -206,6 +206,8 @@ int main(int argc, char **argv)
 		{ "slabview", slabview_tests },
 		{ "usyms", usyms_tests },
 		{ "elfsyms", elfsyms_tests },
+		{ "linkmap", linkmap_tests },
+		{ "growthhint", growthhint_tests },
 		{ "procmaps", procmaps_tests },
 		{ "procfs", procfs_tests },
 		{ "spawn", spawn_tests },

@@ -60,6 +60,8 @@ void trend_tests(void);
 void slabview_tests(void);
 void usyms_tests(void);
 void elfsyms_tests(void);
+void linkmap_tests(void);
+void growthhint_tests(void);
 void procmaps_tests(void);
 void procfs_tests(void);
 void spawn_tests(void);

@@ -440,6 +440,65 @@ static void test_no_symbols(void)
 	check(rc == -ENOENT, "elfsyms_defines too (%d)", rc);
 }
 
+/* What binutils' nm says a symbol's value is in path (its text: offset = address). */
+static bool nm_value(const char *path, const char *name, uint64_t *value)
+{
+	char cmd[512], line[512], sym[256], type;
+	unsigned long long v;
+	bool found = false;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s' 2>/dev/null", path);
+	f = popen(cmd, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &v, &type, sym) == 3 && !strcmp(sym, name)) {
+			*value = v;
+			found = true;
+		}
+	pclose(f);
+	return found;
+}
+
+/*
+ * Allocators' own entry points (jemalloc's mallocx family, mimalloc's
+ * mi_*) in the host's libraries (their text's file offsets are their
+ * addresses), probed as the standard function whose arguments they take,
+ * where binutils' nm has them.
+ */
+static void test_own_entry_points(const char *lib, const char *const *names,
+				  const uint32_t *funcs, size_t n)
+{
+	struct ufn_probe slots[ELFSYMS_MAX_PROBES];
+	bool defined[ELFSYMS_MAX_PROBES];
+	struct mt_err err;
+	char path[256];
+
+	snprintf(path, sizeof(path), "/usr/lib/x86_64-linux-gnu/%s", lib);
+	if (access(path, R_OK) || !have("nm")) {
+		check(true, "elfsyms: %s's own entry points # SKIP no %s or no nm", lib, path);
+		return;
+	}
+	if (!check(elfsyms_find_definitions(path, slots, defined, &err) > 0,
+		   "elfsyms: %s's definitions", lib))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t value = 0;
+		size_t s;
+
+		for (s = 0; s < ELFSYMS_MAX_PROBES; s++)
+			if (!strcmp(elfsyms_slot_symbol(s), names[i]))
+				break;
+		if (!check(s < ELFSYMS_MAX_PROBES && defined[s] && slots[s].func == funcs[i] &&
+			   nm_value(path, names[i], &value) && value == slots[s].offset,
+			   "elfsyms: %s's %s is probed as %s, where nm has it", lib, names[i],
+			   elfsyms_ufn_name(funcs[i])))
+			diag("nm: 0x%llx, elfsyms: 0x%llx", (unsigned long long)value,
+			     s < ELFSYMS_MAX_PROBES ? (unsigned long long)slots[s].offset : 0ULL);
+	}
+}
+
 void elfsyms_tests(void)
 {
 	if (!make_tmpdir(tmpdir, sizeof(tmpdir), "elfsyms")) {
@@ -452,5 +511,14 @@ void elfsyms_tests(void)
 	test_self();
 	test_fixture_lib();
 	test_no_symbols();
+	test_own_entry_points("libjemalloc.so.2",
+			      (const char *const[]){ "mallocx", "rallocx", "dallocx", "sdallocx" },
+			      (const uint32_t[]){ MEMTRACE_UFN_MALLOC, MEMTRACE_UFN_REALLOC,
+						  MEMTRACE_UFN_FREE, MEMTRACE_UFN_FREE }, 4);
+	test_own_entry_points("libmimalloc.so.2",
+			      (const char *const[]){ "mi_zalloc", "mi_mallocn", "mi_reallocn",
+						     "mi_free_aligned" },
+			      (const uint32_t[]){ MEMTRACE_UFN_MALLOC, MEMTRACE_UFN_CALLOC,
+						  MEMTRACE_UFN_REALLOCARRAY, MEMTRACE_UFN_FREE }, 4);
 	rm_tmpdir();
 }

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ld.so's lookup order in a process; see linkmap.h.
+ */
+#include "linkmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "elfsyms.h"
+#include "procfs.h"
+
+/* A link map longer than this is a loop (a corrupt or changing list). */
+#define MAX_LINKS 4096
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+size_t linkmap_exe_index(int pid, const struct mapped_object *objs, size_t nr)
+{
+	char exe[80];
+	struct stat st;
+
+	procfs_path(pid, "exe", exe, sizeof(exe));
+	if (stat(exe, &st))
+		return nr;
+	for (size_t i = 0; i < nr; i++)
+		if (objs[i].inode == st.st_ino && objs[i].major == major(st.st_dev) &&
+		    objs[i].minor == minor(st.st_dev))
+			return i;
+	return nr;
+}
+
+static bool add(size_t *order, size_t *n, bool *taken, size_t i)
+{
+	if (taken[i])
+		return false;
+	taken[i] = true;
+	order[(*n)++] = i;
+	return true;
+}
+
+/* The rest, in address order: objects the lookup order does not reach. */
+static size_t add_rest(size_t nr, size_t *order, size_t n, bool *taken)
+{
+	for (size_t i = 0; i < nr; i++)
+		add(order, &n, taken, i);
+	return n;
+}
+
+/* Reads len bytes of pid's memory at addr; false if not all. */
+static bool peek(int fd, uint64_t addr, void *buf, size_t len)
+{
+	return pread(fd, buf, len, (off_t)addr) == (ssize_t)len;
+}
+
+/* The object whose mappings span addr (a link map entry's l_ld), or nr. */
+static size_t holding(const struct mapped_object *objs, size_t nr, uint64_t addr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (addr >= objs[i].start && addr < objs[i].end)
+			return i;
+	return nr;
+}
+
+/*
+ * r_debug.r_map of the loader (the object other than the executable that
+ * defines _r_debug), through /proc/PID/mem.  0 if it has none (yet).
+ */
+static size_t order_from_loader(int pid, const struct mapped_object *objs, size_t nr,
+				size_t exe, size_t *order, bool *taken)
+{
+	struct r_debug rd;
+	struct link_map lm;
+	uint64_t vaddr, load, at = 0;
+	char mem[80];
+	size_t n = 0;
+	int fd;
+
+	for (size_t i = 0; i < nr && !at; i++) {
+		struct mt_err ignored;
+
+		if (i != exe && objs[i].executable &&
+		    !elfsyms_lookup(objs[i].open_path, "_r_debug", &vaddr, &load, &ignored))
+			at = objs[i].start - load + vaddr;
+	}
+	if (!at)
+		return 0;
+	fd = open(procfs_path(pid, "mem", mem, sizeof(mem)), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (peek(fd, at, &rd, sizeof(rd)) && rd.r_version >= 1) {
+		uint64_t next = (uint64_t)(uintptr_t)rd.r_map;
+
+		for (int k = 0; next && k < MAX_LINKS && peek(fd, next, &lm, sizeof(lm)); k++) {
+			size_t i = holding(objs, nr, (uint64_t)(uintptr_t)lm.l_ld);
+
+			if (i < nr)
+				add(order, &n, taken, i);
+			next = (uint64_t)(uintptr_t)lm.l_next;
+		}
+	}
+	close(fd);
+	return n;
+}
+
+/* What an object is asked for by: its DT_SONAME, else its file name. */
+static bool answers_to(const struct mapped_object *m, const char *soname, const char *needed)
+{
+	return !strcmp(soname[0] ? soname : base_name(m->path), needed) ||
+	       !strcmp(base_name(m->path), needed);
+}
+
+/* One object's DT_NEEDED names (into names, NUL-separated) and its DT_SONAME. */
+static size_t read_dynamic(const char *path, char *names, size_t len, char *soname,
+			   size_t soname_len)
+{
+	size_t used = 0, count = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	soname[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Dyn dyn;
+			const char *s;
+
+			if (!gelf_getdyn(data, (int)k, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME)
+				continue;
+			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!s)
+				continue;
+			if (dyn.d_tag == DT_SONAME) {
+				snprintf(soname, soname_len, "%s", s);
+			} else if (used + strlen(s) + 1 <= len) {
+				memcpy(names + used, s, strlen(s) + 1);
+				used += strlen(s) + 1;
+				count++;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return count;
+}
+
+size_t linkmap_order_needed(const struct mapped_object *objs, size_t nr, size_t exe_index,
+			    size_t *order)
+{
+	char (*sonames)[256] = calloc(nr ? nr : 1, sizeof(*sonames));
+	bool *taken = calloc(nr ? nr : 1, sizeof(*taken));
+	char *names = malloc(16384);
+	size_t n = 0;
+
+	if (!sonames || !taken || !names) {
+		for (n = 0; n < nr; n++)
+			order[n] = n;
+		goto out;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		char ignored[1];
+
+		read_dynamic(objs[i].open_path, ignored, 0, sonames[i], sizeof(sonames[i]));
+	}
+	if (exe_index < nr)
+		add(order, &n, taken, exe_index);
+	/* Breadth-first: each object's DT_NEEDED, in its order, after all before it. */
+	for (size_t q = 0; q < n; q++) {
+		size_t count = read_dynamic(objs[order[q]].open_path, names, 16384,
+					    sonames[order[q]], sizeof(sonames[0]));
+		const char *s = names;
+
+		for (size_t k = 0; k < count; k++, s += strlen(s) + 1)
+			for (size_t i = 0; i < nr; i++)
+				if (answers_to(&objs[i], sonames[i], s) && add(order, &n, taken, i))
+					break;
+	}
+	n = add_rest(nr, order, n, taken);
+out:
+	free(sonames);
+	free(taken);
+	free(names);
+	return n;
+}
+
+int linkmap_order(int pid, const struct mapped_object *objs, size_t nr, size_t *order,
+		  const char **how, struct mt_err *err)
+{
+	size_t exe = linkmap_exe_index(pid, objs, nr), n;
+	bool *taken = calloc(nr ? nr : 1, sizeof(*taken));
+
+	if (!taken)
+		return mt_errf(err, ENOMEM, "out of memory");
+	n = order_from_loader(pid, objs, nr, exe, order, taken);
+	/* The executable heads the loader's list; without it the list is not ld.so's. */
+	if (n && (exe == nr || order[0] == exe)) {
+		*how = "the loader's link map";
+		n = add_rest(nr, order, n, taken);
+	} else {
+		*how = "DT_NEEDED";
+		n = linkmap_order_needed(objs, nr, exe, order);
+	}
+	free(taken);
+	return (int)n;
+}
