@@ -285,10 +285,10 @@ int mt_snapshot(void *buf, size_t size, struct memtrace_snapshot_req *req,
 	u32 slots, *stack_ids = NULL;
 	int ret = -ENOMEM;
 
+	lockdep_assert_held(&mt.lock);	/* mt.snap_hdr is the session's */
 	/* Pressure events alone (MEMTRACE_EV_PRESSURE) make no tables. */
 	if (!mt.has_data || !mt.allocated)
 		return -ENODATA;
-	lockdep_assert_held(&mt.lock);	/* mt.snap_hdr is the session's */
 	memset(hdr, 0, sizeof(*hdr));
 
 	/* The merge can meet every key of every CPU, and the walk a few more. */

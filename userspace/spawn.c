@@ -224,11 +224,12 @@ static bool hw_watch_ok;
 static void hw_selftest(void)
 {
 	unsigned long dr0 = (unsigned long)hw_selftest_target;
+	bool armed = false;
 	siginfo_t si;
-	int status;
+	int status, sig;
 	pid_t pid;
 
-	/* Unknown (no child, no ptrace): assume it works, as before the test. */
+	/* Unknown (no child, no ptrace, a signal ended it): assume it works. */
 	hw_watch_ok = true;
 	pid = fork();
 	if (pid < 0)
@@ -238,22 +239,40 @@ static void hw_selftest(void)
 			hw_selftest_target();
 		_exit(0);
 	}
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
-		goto out;
-	if (ptrace(PTRACE_POKEUSER, pid, (void *)offsetof(struct user, u_debugreg[0]),
-		   (void *)dr0) ||
-	    ptrace(PTRACE_POKEUSER, pid, (void *)offsetof(struct user, u_debugreg[7]),
-		   (void *)DR7_L0) ||
-	    ptrace(PTRACE_CONT, pid, NULL, NULL) ||
-	    waitpid(pid, &status, 0) != pid)
-		goto out;
-	hw_watch_ok = WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP &&
-		      !ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) && si.si_code == TRAP_HWBKPT;
-	if (!hw_watch_ok && WIFEXITED(status))
-		return;		/* ran past the breakpoint: reaped */
-out:
+	/* Bounded: a stream of signals from outside leaves it unknown. */
+	for (int stops = 0; stops < 16; stops++) {
+		if (waitpid(pid, &status, 0) != pid) {
+			if (errno == EINTR)
+				continue;
+			return;		/* reaped already (SIGCHLD ignored) */
+		}
+		if (!WIFSTOPPED(status)) {
+			/* Ran to its end past an armed breakpoint: no trap. */
+			if (armed && WIFEXITED(status))
+				hw_watch_ok = false;
+			return;
+		}
+		sig = WSTOPSIG(status);
+		if (!armed && sig == SIGSTOP) {
+			if (ptrace(PTRACE_POKEUSER, pid,
+				   (void *)offsetof(struct user, u_debugreg[0]), (void *)dr0) ||
+			    ptrace(PTRACE_POKEUSER, pid,
+				   (void *)offsetof(struct user, u_debugreg[7]), (void *)DR7_L0))
+				break;
+			armed = true;
+			sig = 0;
+		} else if (armed && sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) &&
+			   si.si_code == TRAP_HWBKPT) {
+			break;		/* it traps */
+		}
+		/* Any other signal is the child's own: delivered, then wait on. */
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig))
+			break;
+	}
+	/* Stopped (traced) or still running: it is ours to end and reap. */
 	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 }
 
 bool spawn_loader_watch_works(void)

@@ -164,8 +164,11 @@ if wait_for 30 grep -qx ready /tmp/rawmap.out; then
 	kill -INT "$R"
 	wait_for 60 gone "$R" || kill_quiet "$R"
 	wait "$R" 2>/dev/null
-	check_eq "memgrowth rawmap: one hint line, for the one interval that grew (idle ones say nothing)" \
-		1 "$(grep -c '^Growth: ' /tmp/rawmap-mt.out)"
+	# One interval saw the mapping grow; a report that fell between the
+	# mapping and its pages may see the RSS part in the next: that hint
+	# is right too, and not counted here.
+	check_eq "memgrowth rawmap: one hint of the mapping, for the one interval that grew (idle ones say nothing)" \
+		1 "$(grep -c '^Growth: .* anonymous memory grew by ' /tmp/rawmap-mt.out)"
 else
 	not_ok "memgrowth rawmap 8 starts" "$(cat /tmp/rawmap.out)"
 fi
