@@ -38,7 +38,7 @@
 #           shown in order when all are done (build/logs/guest-LABEL.out).
 #           6.1-numa, 6.12-numa: those kernels with two NUMA nodes (1 GiB
 #           each), running only what needs them (54-migration.sh).
-#           6.12: every script but the four longest (LONG_SCRIPTS).
+#           6.12: every script but the six longest (LONG_SCRIPTS).
 #           6.12-rt (Debian's PREEMPT_RT kernel) and 7.2 (the newest
 #           kernel, PREEMPT_RT with lockdep): the core subset CORE_SCRIPTS
 #           (load, KUnit, kernel and user leak reports, bad input, a
@@ -98,9 +98,12 @@ CORE_SCRIPTS="00-kunit.sh 10-ioctl-errors.sh 20-kernel-leaks.sh 22-kernel-paths.
 	23-kernel-truth.sh 30-reader-errors.sh 40-user-leaks.sh 41-user-errors.sh
 	50-oom.sh 59-faults.sh 60-soak.sh"
 # The longest scripts (Memcheck on real programs, load/unload rounds, the
-# fuzzer): 6.12 runs every script but these, which the debug kernel runs,
-# and 6.1 but for DEBUG_ONLY_SCRIPTS.
-LONG_SCRIPTS="42-user-real.sh 43-user-commands.sh 80-fuzz.sh 85-load-unload.sh"
+# fuzzer, redis and the other allocators: 2-4 minutes each on the debug
+# kernel): 6.12 runs every script but these, which the debug kernel runs,
+# and 6.1 but for DEBUG_ONLY_SCRIPTS.  The allocator a process calls is
+# found by userspace alone (no kernel difference), from the same uprobes
+# every user-mode script uses on 6.12.
+LONG_SCRIPTS="42-user-real.sh 43-user-commands.sh 48-user-redis.sh 49-user-allocators.sh 80-fuzz.sh 85-load-unload.sh"
 # Of those, what only the debug kernel runs: Memcheck on eight real
 # programs, three minutes, whose oracle and whose kernel side (uprobes on
 # the allocators, as 40-47 use them everywhere) do not depend on the
