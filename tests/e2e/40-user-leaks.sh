@@ -22,22 +22,6 @@ check_clean() {
 	check_eq "$1" clean "$_out"
 }
 
-alive() {
-	kill -0 "$1" 2>/dev/null
-}
-
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
-
-# Kill what a failed step left running (a reader holds /dev/memtrace).
-kill_quiet() {
-	for _p in "$@"; do
-		[ -n "$_p" ] && kill -KILL "$_p" 2>/dev/null && wait "$_p" 2>/dev/null
-	done
-	return 0
-}
-
 # start_target OUT: userleak --wait in the background (TARGET), ready.
 start_target() {
 	rm -f "$1"

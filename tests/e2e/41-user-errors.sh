@@ -24,11 +24,6 @@ $(printf '%s\n' "$_out" | tail -n 15)"
 	fi
 }
 
-# gone PID: PID has exited.
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
-
 # start_userleak OUT: userleak --wait in the background (sets ULPID), ready.
 start_userleak() {
 	rm -f "$1"

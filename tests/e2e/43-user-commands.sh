@@ -17,14 +17,6 @@ RUN="timeout -s KILL $((120 * SCALE))"	# split on purpose where used
 UL_INUSE='in use at exit: 2,724 bytes in 14 blocks'
 UL_TOTAL='total heap usage: 1,016 allocs, 1,002 frees, 66,824 bytes allocated'
 
-alive() {
-	kill -0 "$1" 2>/dev/null
-}
-
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
-
 state_of() {
 	sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null
 }

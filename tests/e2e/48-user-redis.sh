@@ -29,21 +29,6 @@ if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/nu
 fi
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 
-alive() {
-	kill -0 "$1" 2>/dev/null
-}
-
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
-
-kill_quiet() {
-	for _p in "$@"; do
-		[ -n "$_p" ] && kill -KILL "$_p" 2>/dev/null && wait "$_p" 2>/dev/null
-	done
-	return 0
-}
-
 cli() {
 	redis-cli -p "$PORT" "$@"
 }

@@ -20,21 +20,6 @@ SCALE=${MTT_TIMEOUT_SCALE:-1}
 LIBDIR=/usr/lib/x86_64-linux-gnu
 JEMALLOC=$LIBDIR/libjemalloc.so.2
 
-alive() {
-	kill -0 "$1" 2>/dev/null
-}
-
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
-
-kill_quiet() {
-	for _p in "$@"; do
-		[ -n "$_p" ] && kill -KILL "$_p" 2>/dev/null && wait "$_p" 2>/dev/null
-	done
-	return 0
-}
-
 # exact_stacks WHAT OUT PROG: the last report of OUT holds userleak's four
 # leaking stacks, in PROG's frames, and of the stacks through userleak's
 # own leak_* functions nothing else: 2724 bytes in 14.  (Others are the

@@ -417,6 +417,24 @@ check_vmstat() {
 		skip "$1" "no $2 in /proc/vmstat (CONFIG_VM_EVENT_COUNTERS off)"
 	fi
 }
+# alive PID / gone PID: PID runs / has exited.
+alive() {
+	kill -0 "$1" 2>/dev/null
+}
+
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# kill_quiet PID...: kill what a failed step left running (a reader holds
+# /dev/memtrace), and reap it.
+kill_quiet() {
+	for _p in "$@"; do
+		[ -n "$_p" ] && kill -KILL "$_p" 2>/dev/null && wait "$_p" 2>/dev/null
+	done
+	return 0
+}
+
 # reports_at_least FILE N: FILE holds N interval reports (their
 # "[hh:mm:ss] Top N stacks" headers) or more.
 reports_at_least() {
