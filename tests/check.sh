@@ -105,10 +105,11 @@ CORE_SCRIPTS="00-kunit.sh 10-ioctl-errors.sh 20-kernel-leaks.sh 22-kernel-paths.
 # every user-mode script uses on 6.12.
 LONG_SCRIPTS="42-user-real.sh 43-user-commands.sh 48-user-redis.sh 49-user-allocators.sh 80-fuzz.sh 85-load-unload.sh"
 # Of those, what only the debug kernel runs: Memcheck on eight real
-# programs, three minutes, whose oracle and whose kernel side (uprobes on
-# the allocators, as 40-47 use them everywhere) do not depend on the
-# kernel's build; the debug kernel, Debian's 6.1 with sanitizers, runs it.
-DEBUG_ONLY_SCRIPTS="42-user-real.sh"
+# programs, redis and the other allocators, whose oracles and whose kernel
+# side (uprobes on the allocators, as 40-47 use them everywhere) do not
+# depend on the kernel's build; the debug kernel, Debian's 6.1 with
+# sanitizers, runs them (in debug-user, the longest lane of make check).
+DEBUG_ONLY_SCRIPTS="42-user-real.sh 48-user-redis.sh 49-user-allocators.sh"
 # Command-line variables of a parent make (make check KDIR=...) must not leak
 # into the builds below.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M

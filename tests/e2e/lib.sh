@@ -419,11 +419,13 @@ check_vmstat() {
 }
 # alive PID / gone PID: PID runs / has exited.
 alive() {
-	kill -0 "$1" 2>/dev/null
+	! gone "$1"
 }
 
 gone() {
-	! kill -0 "$1" 2>/dev/null
+	! kill -0 "$1" 2>/dev/null && return 0
+	# a child that exited and is not reaped yet (a zombie) is gone too
+	[ "$(sed -n 's/^[0-9]* (.*) \(.\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ]
 }
 
 # kill_quiet PID...: kill what a failed step left running (a reader holds

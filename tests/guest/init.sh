@@ -84,6 +84,22 @@ unload_new_mods() {
 	done
 }
 
+# report_stuck_after SECS: SECS from now, one comment line for each process
+# of the running script (what it waits in, the innermost kernel frames) and
+# one of free memory, so that a script killed at its time-out says where it
+# hung: the host shows a failure's last 20 lines.  Killed when the script
+# ends in time; its sleep holds none of the output pipe.
+report_stuck_after() {
+	sleep "$1" >/dev/null 2>&1
+	echo "# at the time-out, $(awk '$1 ~ /^(MemFree|MemAvailable):$/ { printf "%s %d MiB ", $1, $2 / 1024 }' /proc/meminfo)"
+	for f in $(grep -lsxz 'MTT_RUN=1' /proc/[0-9]*/environ); do
+		d=${f%/environ}
+		read -r _ comm st _ <"$d/stat" 2>/dev/null || continue
+		k=$(sed -n '1,6s/^\[<[0-9a-f]*>\] //p' "$d/stack" 2>/dev/null | sed 's/+0x[0-9a-f/x]*//' | tr '\n' '<')
+		echo "# at the time-out: pid ${d#/proc/} $comm $st in $(cat "$d/wchan" 2>/dev/null): ${k%<}"
+	done | head -n 16
+}
+
 run_one() {
 	name=$1
 	mods_before=$(mods)
@@ -95,8 +111,11 @@ run_one() {
 	rm -f /run/mtt.rc
 	{
 		cd /tmp || :
+		report_stuck_after $((t > 10 ? t - 5 : t)) &
+		watcher=$!
 		MTT_RUN=1 timeout -s KILL "$t" sh "/tests/$name" </dev/null 2>&1
 		echo "$?" >/run/mtt.rc
+		kill "$watcher" 2>/dev/null
 		kill_leftovers
 	} | while IFS= read -r l || [ -n "$l" ]; do
 		if [ "${#l}" -le 900 ]; then
