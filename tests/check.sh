@@ -23,28 +23,32 @@
 #           own, never DKMS's or make install's)
 #   debug   scripts/debug-kernel.sh (KUnit/KASAN/lockdep/kmemleak kernel,
 #           cached) and memtrace (+ KUnit module, tests/kmod) for it
-#   guest   tests/e2e/*.sh in qemu guests: every script on the debug
-#           kernel, and every one but DEBUG_ONLY_SCRIPTS on 6.1 (booted
-#           with the module tree make install made).  The debug kernel's
-#           run is split in two guests, debug (kernel and pressure
-#           scripts) and debug-user (the user-mode ones, 4?-user-*.sh and
-#           61-usdt.sh, and 54-migration.sh: it boots with two NUMA
-#           nodes), so that two lanes of guests finish together;
-#           tests/lockdown/*.sh in the guest labelled lockdown: the
-#           debug kernel booted with lockdown=confidentiality
-#           module.sig_enforce=1, a short run of its own (lockdown refuses
-#           debugfs, so it has no kmemleak check).  Two guests run at a
-#           time (two lanes, each one after another); their output is
-#           shown in order when all are done (build/logs/guest-LABEL.out).
+#   guest   tests/e2e/*.sh in qemu guests, each script where it tests
+#           something the others do not (the lists below the header;
+#           CHECK_FULL=1: every script on the debug kernel, 6.1 and 6.12):
+#           the debug kernel every script but the user-space oracles'
+#           (USER_ORACLE_SCRIPTS) and the output formats (FORMAT_SCRIPTS);
+#           6.1 (booted with the module tree make install made) every
+#           script but the fuzzer and the load/unload rounds
+#           (STRESS_SCRIPTS); 6.12 every script but those three lists.
+#           The debug kernel's run is split in two guests, debug (kernel
+#           and pressure scripts) and debug-user (the user-mode ones,
+#           4?-user-*.sh and 61-usdt.sh, 54-migration.sh: it boots with
+#           two NUMA nodes, and DEBUG_USER_TOO), so that two lanes of
+#           guests finish together; tests/lockdown/*.sh in the guest
+#           labelled lockdown: the debug kernel booted with
+#           lockdown=confidentiality module.sig_enforce=1, a short run of
+#           its own (lockdown refuses debugfs, so it has no kmemleak
+#           check).  Two guests run at a time (two lanes, each one after
+#           another); their output is shown in order when all are done
+#           (build/logs/guest-LABEL.out).
 #           6.1-numa, 6.12-numa: those kernels with two NUMA nodes (1 GiB
 #           each), running only what needs them (54-migration.sh).
-#           6.12: every script but the six longest (LONG_SCRIPTS).
 #           6.12-rt (Debian's PREEMPT_RT kernel) and 7.2 (the newest
 #           kernel, PREEMPT_RT with lockdep): the core subset CORE_SCRIPTS
 #           (load, KUnit, kernel and user leak reports, bad input, a
-#           soak).  Both keep make check within its time budget, as do
-#           the shorter soaks: 60 s on 6.12 (SHORT_SOAK), 30 s on those
-#           two (CORE_SOAK).
+#           soak).  The soak is 60 s (SHORT_SOAK; 120 with CHECK_FULL),
+#           30 s on those two (CORE_SOAK).
 #           minimal (not a default): the kernel of
 #           scripts/minimal-kernel.sh --boot, without MEMCG, COMPACTION,
 #           MIGRATION, NUMA, KPROBES, UPROBES: 20-kernel-leaks.sh and
@@ -58,6 +62,8 @@
 #   CHECK_GUESTS   guests to run (default "6.1 6.12 debug debug-user lockdown
 #                  6.1-numa 6.12-numa 6.12-rt 7.2"; debug-numa, not a
 #                  default, runs 54-migration.sh alone on the debug kernel)
+#   CHECK_FULL     1: every script on the debug kernel, 6.1 and 6.12, the
+#                  soak 120 s there (about twice make check's time)
 #   CHECK_SCRIPTS  only these tests/e2e scripts (names, e.g. "20-kernel-leaks.sh
 #                  60-soak.sh"), in each guest that runs them anyway
 #   CHECK_LOAD     N: keep N busy processes (CPU hogs at the guests' own
@@ -86,9 +92,15 @@ STAGES=${CHECK_STAGES:-unit build install debug guest}
 # 2-core machine) and cached in ~/.cache/memtrace by its config's hash,
 # like the debug kernel.
 GUESTS=${CHECK_GUESTS:-6.1 6.12 debug debug-user lockdown 6.1-numa 6.12-numa 6.12-rt 7.2}
-# The soak (60-soak.sh) is 120 s on 6.1 and the debug kernel, the guests
-# with every script; the others' soak is shorter, for the time budget:
-# 60 s on 6.12, 30 s on the guests of the core subset.
+# Which script runs where.  make check has one budget (CI: well under 45
+# minutes on two shared cores, every guest a single-threaded TCG qemu)
+# and the debug kernel (KASAN, lockdep, kmemleak, SLUB debugging) runs a
+# script 3-10 times slower than Debian's kernels, so each script runs
+# where it tests something the others do not, and CHECK_FULL=1 runs
+# every script on the debug kernel, 6.1 and 6.12 (about twice as long).
+#
+# The soak (60-soak.sh) is 60 s on the debug kernel, 6.1 and 6.12 (120
+# with CHECK_FULL), 30 s on the guests of the core subset.
 SHORT_SOAK=60
 CORE_SOAK=30
 # The guests that run the core subset, not every script: what a kernel
@@ -97,19 +109,23 @@ CORE_SOAK=30
 CORE_SCRIPTS="00-kunit.sh 10-ioctl-errors.sh 20-kernel-leaks.sh 22-kernel-paths.sh
 	23-kernel-truth.sh 30-reader-errors.sh 40-user-leaks.sh 41-user-errors.sh
 	50-oom.sh 59-faults.sh 60-soak.sh"
-# The longest scripts (Memcheck on real programs, load/unload rounds, the
-# fuzzer, redis and the other allocators: 2-4 minutes each on the debug
-# kernel): 6.12 runs every script but these, which the debug kernel runs,
-# and 6.1 but for DEBUG_ONLY_SCRIPTS.  The allocator a process calls is
-# found by userspace alone (no kernel difference), from the same uprobes
-# every user-mode script uses on 6.12.
-LONG_SCRIPTS="42-user-real.sh 43-user-commands.sh 48-user-redis.sh 49-user-allocators.sh 80-fuzz.sh 85-load-unload.sh"
-# Of those, what only the debug kernel runs: Memcheck on eight real
-# programs, redis and the other allocators, whose oracles and whose kernel
-# side (uprobes on the allocators, as 40-47 use them everywhere) do not
-# depend on the kernel's build; the debug kernel, Debian's 6.1 with
-# sanitizers, runs them (in debug-user, the longest lane of make check).
-DEBUG_ONLY_SCRIPTS="42-user-real.sh 48-user-redis.sh 49-user-allocators.sh"
+# Scripts whose oracle is a program's own (Valgrind Memcheck on eight real
+# programs, the command-line runs, redis's INFO memory, Memcheck under
+# jemalloc, tcmalloc, mimalloc): user space, 3-4 minutes each on the
+# debug kernel for what uprobes 40, 41 and 44-47 already drive there.
+# 6.1 runs them (CHECK_FULL: the debug kernel too).
+USER_ORACLE_SCRIPTS="42-user-real.sh 43-user-commands.sh 48-user-redis.sh 49-user-allocators.sh"
+# The output formats (JSON, folded, Prometheus, pprof, SVG against their
+# consumers), which the reader writes from records every kernel makes the
+# same way: 6.1 (CHECK_FULL: the debug kernel and 6.12 too).
+FORMAT_SCRIPTS="70-formats.sh 71-formats-pressure.sh"
+# The fuzzer and the load/unload rounds: what sanitizers and kmemleak are
+# for, so the debug kernel runs them (CHECK_FULL: 6.1 and 6.12 too).
+STRESS_SCRIPTS="80-fuzz.sh 85-load-unload.sh"
+# The debug kernel's run is two guests, one a lane: debug-user the
+# user-mode scripts (and 54-migration.sh: it boots with two NUMA nodes)
+# and, so that the two take about as long, these kernel-side ones.
+DEBUG_USER_TOO="55-use.sh 80-fuzz.sh 85-load-unload.sh"
 # Command-line variables of a parent make (make check KDIR=...) must not leak
 # into the builds below.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES KBUILD_OUTPUT KDIR KVER O M
@@ -416,10 +432,27 @@ if wants debug; then
 fi
 
 # -------------------------------------------------------------- d. guest
+# listed NAME WORD...: NAME is one of the WORDs.
+listed() {
+	local n=$1 w
+	shift
+	for w in "$@"; do
+		[ "$w" = "$n" ] && return 0
+	done
+	return 1
+}
+
+# runs_elsewhere NAME WORD...: NAME is one of the WORDs, scripts this guest
+# leaves to another, unless CHECK_FULL=1 asks for every script everywhere.
+runs_elsewhere() {
+	[ "${CHECK_FULL:-0}" = 1 ] && return 1
+	listed "$@"
+}
+
 # guest_args LABEL: set args to run-guest.sh's arguments for guest LABEL, or
 # print why it cannot run (a "not ok" line) and return 1.
 guest_args() {
-	local l=$1 kv img tl numa= label=$1 scripts= s append=
+	local l=$1 kv img tl numa= label=$1 scripts= s n w append=
 	# LABEL-numa: that kernel with two NUMA nodes, for the script that needs
 	# them (54-migration.sh; the other guests skip it); the debug kernel has
 	# no ACPI to learn qemu's nodes from, so it makes them up (numa=fake).
@@ -430,23 +463,28 @@ guest_args() {
 	*-numa) numa=${l%-numa}; l=$numa; scripts=$top/tests/e2e/54-migration.sh ;;
 	debug | debug-user)
 		for s in "$top"/tests/e2e/*.sh; do
-			case ${s##*/} in
-			4?-user-*.sh | 61-usdt.sh | 54-migration.sh)
-				[ "$l" = debug-user ] && scripts="$scripts $s" ;;
-			*) [ "$l" = debug ] && scripts="$scripts $s" ;;
+			n=${s##*/}
+			runs_elsewhere "$n" $USER_ORACLE_SCRIPTS $FORMAT_SCRIPTS && continue
+			case $n in
+			4?-user-*.sh | 61-usdt.sh | 54-migration.sh) w=debug-user ;;
+			*) w=debug; listed "$n" $DEBUG_USER_TOO && w=debug-user ;;
 			esac
+			[ "$l" = "$w" ] && scripts="$scripts $s"
 		done
 		[ "$l" = debug-user ] && numa=debug
 		l=debug
+		[ "${CHECK_FULL:-0}" = 1 ] || append="SOAK_SECONDS=$SHORT_SOAK"
 		;;
-	6.12)
+	6.1 | 6.12)
 		for s in "$top"/tests/e2e/*.sh; do
-			case " $LONG_SCRIPTS " in
-			*" ${s##*/} "*) ;;
-			*) scripts="$scripts $s" ;;
-			esac
+			n=${s##*/}
+			runs_elsewhere "$n" $STRESS_SCRIPTS && continue
+			if [ "$l" = 6.12 ]; then
+				runs_elsewhere "$n" $USER_ORACLE_SCRIPTS $FORMAT_SCRIPTS && continue
+			fi
+			scripts="$scripts $s"
 		done
-		append="SOAK_SECONDS=$SHORT_SOAK"
+		[ "${CHECK_FULL:-0}" = 1 ] || append="SOAK_SECONDS=$SHORT_SOAK"
 		;;
 	minimal)
 		# The kernel leak report, and the modes refused by name.
@@ -460,13 +498,10 @@ guest_args() {
 		done
 		append="SOAK_SECONDS=$CORE_SOAK"
 		;;
+	lockdown) ;;	# tests/lockdown/*.sh, below
 	*)
-		for s in "$top"/tests/e2e/*.sh; do
-			case " $DEBUG_ONLY_SCRIPTS " in
-			*" ${s##*/} "*) ;;
-			*) scripts="$scripts $s" ;;
-			esac
-		done
+		echo "not ok - $label: no such guest (CHECK_GUESTS)"
+		return 1
 		;;
 	esac
 	if [ -n "${CHECK_SCRIPTS:-}" ]; then
@@ -608,15 +643,16 @@ if wants guest; then
 	# Each guest is one single-threaded TCG qemu: two lanes of guests, one
 	# after another in each, keep two cores busy.  The two halves of the
 	# debug kernel's run are the longest: one starts each lane; the rest
-	# is shared so that the lanes take about as long (seconds, the last
-	# full run's: debug 1334 + 7.2 243 + 6.12-rt 190 + lockdown 45 +
-	# 6.1-numa 24 + 6.12-numa 23; debug-user 752 + 6.1 609 + 6.12 498).
+	# is shared so that the lanes take about as long (seconds, a full run
+	# on this machine with the lists above: debug 1217 + 6.12 512 +
+	# 6.12-rt 209 + 6.1-numa 46 + 6.12-numa 44 + lockdown 65; debug-user
+	# 1101 + 6.1 730 + 7.2 267).
 	lane_a= lane_b=
 	for l in $GUESTS; do
 		rm -f "$LOGS/guest-$l.out"
 		case $l in
 		debug) lane_a="debug $lane_a" ;;
-		7.2 | 6.12-rt | lockdown | *-numa | minimal) lane_a="$lane_a $l" ;;
+		6.12 | 6.12-rt | lockdown | *-numa) lane_a="$lane_a $l" ;;
 		debug-user) lane_b="debug-user $lane_b" ;;
 		*) lane_b="$lane_b $l" ;;
 		esac

@@ -140,14 +140,20 @@ growth=$((loaded - before))
 diag "$keys keys; used_memory $before -> $loaded (+$growth); memtrace-read: $blocks blocks live, $raw bytes asked for, $usable in jemalloc's size classes"
 check_match "the load added keys ($keys)" '^[1-9][0-9]{3,}$' "$keys"
 # Blocks allocated before the reader attached and freed during the load
-# lower used_memory and not memtrace-read's count: 1% holds them.
+# lower used_memory and not memtrace-read's count (the report's "frees of
+# untracked addresses"): 1% holds them, or 64 KiB where that is more.  A
+# client's buffers are such blocks, a fixed 30-40 KiB (its 16 KiB reply
+# buffer, its query buffer): 4% of the debug kernel's 4,000 keys (seen
+# there: 959,152 against 921,040, one untracked free).
 within() {
 	awk -v a="$1" -v b="$2" -v tol="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= tol) }'
 }
-if within "$usable" "$growth" $((growth / 100)); then
-	ok "live blocks in jemalloc's size classes ($usable) = used_memory's growth ($growth) within 1%"
+tol=$((growth / 100))
+[ "$tol" -ge 65536 ] || tol=65536
+if within "$usable" "$growth" "$tol"; then
+	ok "live blocks in jemalloc's size classes ($usable) = used_memory's growth ($growth) within 1% or 64 KiB"
 else
-	not_ok "live blocks in jemalloc's size classes ($usable) = used_memory's growth ($growth) within 1%" \
+	not_ok "live blocks in jemalloc's size classes ($usable) = used_memory's growth ($growth) within 1% or 64 KiB" \
 		"$(grep -v 'addr = ' "$D/mt.out" | tail -n 40)"
 fi
 check "the bytes asked for ($raw) are at most what jemalloc gave ($usable)" [ "$raw" -le "$usable" ]

@@ -12,4 +12,4 @@ mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)	# kbuild needs an absolute M=
 # Copy only what changed so kbuild's own dependency tracking stays valid.
 cp -a -u "$top/tests/kmod/." "$OUTDIR/"
-exec make -C "$KDIR" M="$OUTDIR" MEMTRACE_TOP="$top" W= "$@" modules
+exec make -j"$(nproc)" -C "$KDIR" M="$OUTDIR" MEMTRACE_TOP="$top" W= "$@" modules

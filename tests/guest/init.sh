@@ -87,10 +87,14 @@ unload_new_mods() {
 # report_stuck_after SECS: SECS from now, one comment line for each process
 # of the running script (what it waits in, the innermost kernel frames) and
 # one of free memory, so that a script killed at its time-out says where it
-# hung: the host shows a failure's last 20 lines.  Killed when the script
-# ends in time; its sleep holds none of the output pipe.
+# hung: the host shows a failure's last 20 lines.  Killed (TERM) when the
+# script ends in time, and its sleep with it; the sleep holds none of the
+# output pipe.
 report_stuck_after() {
-	sleep "$1" >/dev/null 2>&1
+	sleep "$1" >/dev/null 2>&1 &
+	_sleep=$!
+	trap 'kill "$_sleep"; exit 0' TERM
+	wait "$_sleep"
 	echo "# at the time-out, $(awk '$1 ~ /^(MemFree|MemAvailable):$/ { printf "%s %d MiB ", $1, $2 / 1024 }' /proc/meminfo)"
 	for f in $(grep -lsxz 'MTT_RUN=1' /proc/[0-9]*/environ); do
 		d=${f%/environ}
