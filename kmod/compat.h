@@ -129,15 +129,17 @@ static inline size_t mt_kmalloc_size_roundup(size_t size)
  *			 base_addr, off, ptr, bytes_alloc, gfp)
  * Where the kernel's differ (probed: tp_kmem_node_events.c,
  * tp_kmem_cache_free_cache.c, tp_percpu_alloc_call_site.c),
- * MT_KMEM_TP_PROBES(kmalloc, cache_alloc, cache_free, percpu_alloc)
- * defines probes of its prototypes around them, and MT_TP_<EVENT> names
- * the probe to register for each event:
+ * MT_KMEM_TP_ALLOC_PROBES(kmalloc, cache_alloc),
+ * MT_KMEM_TP_FREE_PROBES(cache_free) and MT_PERCPU_TP_PROBES(percpu_alloc)
+ * define probes of its prototypes around them, MT_TP_<EVENT> names the
+ * probe to register for each event and MT_TP_<EVENT>_ARGS is the
+ * kernel's prototype:
  * - 5.10: kmalloc_node and kmem_cache_alloc_node are events of their own
  *   (MT_IF_TP_KMEM_NODE(), MT_TP_KMEM_NODE_ENTRY(): their checks and
- *   table entries), and kmem_cache_alloc passes
- *   the sizes, not the cache: the cache is read from the object's slab
- *   page (mt_slab_cache_of_object()); where that layout is unknown the
- *   object is recorded as a kmalloc of its size.
+ *   table entries), and kmem_cache_alloc passes the sizes, not the
+ *   cache: the cache is read from the object's slab page
+ *   (mt_slab_cache_of_object()); where that layout is unknown the object
+ *   is recorded as a kmalloc of its size.
  * - 5.10, 5.11: kmem_cache_free passes the object alone.
  * - 5.10: percpu_alloc_percpu has no caller (the stack shows it), no
  *   bytes charged (size on each possible CPU, as 6.1 counts them without
