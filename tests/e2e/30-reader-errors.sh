@@ -61,7 +61,8 @@ has_sym migrate_pages || grep -q '^pgmigrate_success ' /proc/vmstat ||
 		memtrace-read --migration 1 1
 # A kernel with no hook for a mode (5.10: no mm_migrate_pages_start
 # tracepoint): refused, naming the hook.
-if has_sym migrate_pages && ! has_sym __tracepoint_mm_migrate_pages_start; then
+if has_sym migrate_pages &&
+	! grep -Eq ' __trace(point|iter)_mm_migrate_pages_start$' /proc/kallsyms; then
 	expect_fail "--migration, no mm_migrate_pages_start tracepoint: refused, naming it" \
 		'no hook for it: no mm_migrate_pages_start' memtrace-read --migration 1 1
 fi
