@@ -272,6 +272,23 @@ static void mt_tp_percpu_alloc(void *data, bool reserved, bool is_atomic,	\
 #define MT_IF_TP_MIGRATE_START(...)
 #endif
 
+/*
+ * Whether uprobes skips single-stepping the probed instruction when a
+ * handler moved the ip (handle_swbp(): "take execution elsewhere"), as
+ * a return site's probe does when it performs the ret itself
+ * (MEMTRACE_FEAT_RETURN_SITES).  5.10 has no such skip: it steps the
+ * copied ret with the moved stack pointer and the traced process
+ * crashes; Debian's 6.1.192, 6.12 and 7.2 have it.  No header shows the
+ * behaviour: the probe is a proxy (uprobe_task_auprobe.c: a field 5.10's
+ * struct uprobe_task lacks and those kernels have).  Without it, return
+ * sites are not offered: the reader uses return probes.
+ */
+#ifdef MEMTRACE_HAVE_UPROBE_TASK_AUPROBE
+#define MT_UPROBE_HANDLER_MAY_JUMP	1
+#else
+#define MT_UPROBE_HANDLER_MAY_JUMP	0
+#endif
+
 #ifdef CONFIG_UPROBES
 #include <linux/uprobes.h>
 #include <linux/sched.h>
