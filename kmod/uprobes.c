@@ -919,9 +919,6 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func, u32 kind
 	/* Frees have no return to see. */
 	if (kind == MEMTRACE_UPROBE_RETURN_SITE && !mt_ufn_has_return(func))
 		return -EINVAL;
-	/* Not offered where uprobes would step the ret it performs (compat.h). */
-	if (kind == MEMTRACE_UPROBE_RETURN_SITE && !MT_UPROBE_HANDLER_MAY_JUMP)
-		return -EOPNOTSUPP;
 	file = fget(fd);
 	if (!file)
 		return -EBADF;
@@ -931,6 +928,11 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func, u32 kind
 	    (kind == MEMTRACE_UPROBE_RETURN_SITE && !mt_uprobe_is_ret(file, offset))) {
 		fput(file);
 		return -EINVAL;
+	}
+	/* Not offered where uprobes would step the ret it performs (compat.h). */
+	if (kind == MEMTRACE_UPROBE_RETURN_SITE && !MT_UPROBE_HANDLER_MAY_JUMP) {
+		fput(file);
+		return -EOPNOTSUPP;
 	}
 	for (i = 0; i < mt_user.nr_probes; i++) {
 		up = &mt_user.probes[i];
