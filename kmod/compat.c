@@ -232,6 +232,21 @@ unsigned long mt_function_size(unsigned long addr)
 	return size;
 }
 
+/*
+ * What this kernel has no hook for, with the options its modes need on
+ * (probed: a tracepoint older kernels do not have).
+ */
+static u32 mt_nohook(void)
+{
+	u32 none = 0;
+
+#ifndef MEMTRACE_HAVE_TP_MIGRATE_PAGES_START
+	if (IS_ENABLED(CONFIG_MIGRATION))
+		none |= MEMTRACE_NOHOOK_MIGRATE_START;
+#endif
+	return none;
+}
+
 u32 mt_kconfig_off(void)
 {
 	return (IS_ENABLED(CONFIG_MEMCG) ? 0 : MEMTRACE_KCONFIG_MEMCG) |
@@ -240,5 +255,6 @@ u32 mt_kconfig_off(void)
 	       (IS_ENABLED(CONFIG_NUMA) ? 0 : MEMTRACE_KCONFIG_NUMA) |
 	       (IS_ENABLED(CONFIG_KPROBES) ? 0 : MEMTRACE_KCONFIG_KPROBES) |
 	       (IS_ENABLED(CONFIG_KRETPROBES) ? 0 : MEMTRACE_KCONFIG_KRETPROBES) |
-	       (IS_ENABLED(CONFIG_UPROBES) ? 0 : MEMTRACE_KCONFIG_UPROBES);
+	       (IS_ENABLED(CONFIG_UPROBES) ? 0 : MEMTRACE_KCONFIG_UPROBES) |
+	       mt_nohook();
 }

@@ -11,6 +11,7 @@
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include "compat-probed.h"
@@ -65,6 +66,227 @@ u32 mt_kconfig_off(void);	/* compat.c */
 #define MT_IF_TP_COMPACTION(...)	__VA_ARGS__
 #else
 #define MT_IF_TP_COMPACTION(...)
+#endif
+
+/* in_hardirq() (5.11); before, in_irq(). */
+#ifndef MEMTRACE_HAVE_IN_HARDIRQ
+#define in_hardirq()	in_irq()
+#endif
+
+/* *p = new if *p == *old, else *old = *p; true if swapped (try_cmpxchg64(), 6.0). */
+static inline bool mt_try_cmpxchg64(u64 *p, u64 *old, u64 new)
+{
+#ifdef MEMTRACE_HAVE_TRY_CMPXCHG64
+	return try_cmpxchg64(p, old, new);
+#else
+	u64 was = cmpxchg64(p, *old, new);
+
+	if (was == *old)
+		return true;
+	*old = was;
+	return false;
+#endif
+}
+
+/* The VMA of mm that contains addr, or NULL (vma_lookup(), 5.14). */
+static inline struct vm_area_struct *mt_vma_lookup(struct mm_struct *mm, unsigned long addr)
+{
+#ifdef MEMTRACE_HAVE_VMA_LOOKUP
+	return vma_lookup(mm, addr);
+#else
+	struct vm_area_struct *vma = find_vma(mm, addr);
+
+	return vma && vma->vm_start <= addr ? vma : NULL;
+#endif
+}
+
+/*
+ * The slot a kmalloc of size bytes gets (kmalloc_size_roundup(), 6.1):
+ * before, from the kmalloc size classes as kmalloc() picks them.
+ */
+static inline size_t mt_kmalloc_size_roundup(size_t size)
+{
+#ifdef MEMTRACE_HAVE_KMALLOC_SIZE_ROUNDUP
+	return kmalloc_size_roundup(size);
+#else
+	unsigned int i;
+
+	if (!size)
+		return 0;
+	if (size > KMALLOC_MAX_CACHE_SIZE)
+		return PAGE_SIZE << get_order(size);
+	i = kmalloc_index(size);
+	return i == 1 ? 96 : i == 2 ? 192 : 1UL << i;
+#endif
+}
+
+/*
+ * The kmem tracepoints.  memtrace's probes take 6.1's prototypes:
+ *   kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp, node)
+ *   kmem_cache_alloc(call_site, ptr, struct kmem_cache *s, gfp, node)
+ *   kmem_cache_free(call_site, ptr, const struct kmem_cache *s)
+ *   percpu_alloc_percpu(call_site, reserved, is_atomic, size, align,
+ *			 base_addr, off, ptr, bytes_alloc, gfp)
+ * Where the kernel's differ (probed: tp_kmem_node_events.c,
+ * tp_kmem_cache_free_cache.c, tp_percpu_alloc_call_site.c),
+ * MT_KMEM_TP_ALLOC_PROBES(kmalloc, cache_alloc),
+ * MT_KMEM_TP_FREE_PROBES(cache_free) and MT_PERCPU_TP_PROBES(percpu_alloc)
+ * define probes of its prototypes around them, MT_TP_<EVENT> names the
+ * probe to register for each event and MT_TP_<EVENT>_ARGS is the
+ * kernel's prototype:
+ * - 5.10: kmalloc_node and kmem_cache_alloc_node are events of their own
+ *   (MT_IF_TP_KMEM_NODE(), MT_TP_KMEM_NODE_ENTRY(): their checks and
+ *   table entries), and kmem_cache_alloc passes the sizes, not the
+ *   cache: the cache is read from the object's slab page
+ *   (mt_slab_cache_of_object()); where that layout is unknown the object
+ *   is recorded as a kmalloc of its size.
+ * - 5.10, 5.11: kmem_cache_free passes the object alone.
+ * - 5.10: percpu_alloc_percpu has no caller (the stack shows it), no
+ *   bytes charged (size on each possible CPU, as 6.1 counts them without
+ *   memcg) and no gfp.
+ * A kernel with yet another prototype fails MT_CHECK_PROBE()'s check.
+ */
+#ifdef MEMTRACE_HAVE_TP_KMEM_NODE_EVENTS
+#define MT_IF_TP_KMEM_NODE(...)	__VA_ARGS__
+#define MT_TP_KMEM_NODE_ENTRY(...)	__VA_ARGS__,
+/* The kernel's prototypes (the floor of tests/kmod/memtrace_bench.c). */
+#define MT_TP_KMALLOC_ARGS	void *data, unsigned long call_site, const void *ptr, \
+				size_t bytes_req, size_t bytes_alloc, gfp_t gfp
+#define MT_TP_CACHE_ALLOC_ARGS	MT_TP_KMALLOC_ARGS
+#define MT_KMEM_TP_ALLOC_PROBES(kmalloc, cache_alloc)				\
+static void mt_tp_kmalloc_node(void *data, unsigned long call_site,		\
+			       const void *ptr, size_t bytes_req,		\
+			       size_t bytes_alloc, gfp_t gfp, int node)		\
+{										\
+	kmalloc(data, call_site, ptr, bytes_req, bytes_alloc, gfp, node);	\
+}										\
+static void mt_tp_kmalloc(MT_TP_KMALLOC_ARGS)					\
+{										\
+	kmalloc(data, call_site, ptr, bytes_req, bytes_alloc, gfp, NUMA_NO_NODE); \
+}										\
+static void mt_tp_cache_alloc_node(void *data, unsigned long call_site,	\
+				   const void *ptr, size_t bytes_req,		\
+				   size_t bytes_alloc, gfp_t gfp, int node)	\
+{										\
+	struct kmem_cache *s = ptr ? mt_slab_cache_of_object(ptr) : NULL;	\
+										\
+	if (likely(s))								\
+		cache_alloc(data, call_site, ptr, s, gfp, node);		\
+	else									\
+		kmalloc(data, call_site, ptr, bytes_req, bytes_alloc, gfp, node); \
+}										\
+static void mt_tp_cache_alloc(MT_TP_CACHE_ALLOC_ARGS)				\
+{										\
+	mt_tp_cache_alloc_node(data, call_site, ptr, bytes_req, bytes_alloc,	\
+			       gfp, NUMA_NO_NODE);				\
+}
+#define MT_TP_KMALLOC		mt_tp_kmalloc
+#define MT_TP_KMALLOC_NODE	mt_tp_kmalloc_node
+#define MT_TP_CACHE_ALLOC	mt_tp_cache_alloc
+#define MT_TP_CACHE_ALLOC_NODE	mt_tp_cache_alloc_node
+#else
+#define MT_IF_TP_KMEM_NODE(...)
+#define MT_TP_KMEM_NODE_ENTRY(...)
+#define MT_TP_KMALLOC_ARGS	void *data, unsigned long call_site, const void *ptr, \
+				size_t bytes_req, size_t bytes_alloc, gfp_t gfp, int node
+#define MT_TP_CACHE_ALLOC_ARGS	void *data, unsigned long call_site, const void *ptr, \
+				struct kmem_cache *s, gfp_t gfp, int node
+#define MT_KMEM_TP_ALLOC_PROBES(kmalloc, cache_alloc)
+#define MT_TP_KMALLOC		mt_probe_kmalloc
+#define MT_TP_CACHE_ALLOC	mt_probe_kmem_cache_alloc
+#endif
+
+#ifdef MEMTRACE_HAVE_TP_KMEM_CACHE_FREE_CACHE
+#define MT_TP_CACHE_FREE_ARGS	void *data, unsigned long call_site, const void *ptr, \
+				const struct kmem_cache *s
+#define MT_KMEM_TP_FREE_PROBES(cache_free)
+#define MT_TP_CACHE_FREE	mt_probe_kmem_cache_free
+#else
+#define MT_TP_CACHE_FREE_ARGS	void *data, unsigned long call_site, const void *ptr
+#define MT_KMEM_TP_FREE_PROBES(cache_free)					\
+static void mt_tp_cache_free(MT_TP_CACHE_FREE_ARGS)				\
+{										\
+	cache_free(data, call_site, ptr, NULL);					\
+}
+#define MT_TP_CACHE_FREE	mt_tp_cache_free
+#endif
+
+#ifdef MEMTRACE_HAVE_TP_PERCPU_ALLOC_CALL_SITE
+#define MT_PERCPU_TP_PROBES(percpu_alloc)
+#define MT_TP_PERCPU_ALLOC	mt_probe_percpu_alloc
+#else
+#define MT_PERCPU_TP_PROBES(percpu_alloc)					\
+static void mt_tp_percpu_alloc(void *data, bool reserved, bool is_atomic,	\
+			       size_t size, size_t align, void *base_addr,	\
+			       int off, void __percpu *ptr)			\
+{										\
+	percpu_alloc(data, 0, reserved, is_atomic, size, align, base_addr, off,	\
+		     ptr, size * num_possible_cpus(), 0);			\
+}
+#define MT_TP_PERCPU_ALLOC	mt_tp_percpu_alloc
+#endif
+
+/*
+ * The pressure tracepoints' differences (probed):
+ * - mm_vmscan_write_folio (folios) was mm_vmscan_writepage (5.10):
+ *   MT_TP_VMSCAN_WRITE names it, MT_TP_VMSCAN_WRITE_ARGS are its probe's
+ *   arguments and MT_TP_VMSCAN_WRITE_PAGES() / _FILE() what is read of
+ *   them; MT_CHECK_PROBE_VMSCAN_WRITE(fn) checks the probe.
+ * - mm_compaction_begin/end pass the compact_control; 5.10's pass the
+ *   scanners' PFNs: MT_TP_COMPACT_*_ARGS, MT_TP_COMPACT_CC (NULL there:
+ *   its records carry no zone, order or scan counts).
+ * - mm_migrate_pages_start is not in 5.10: MT_IF_TP_MIGRATE_START(), and
+ *   --migration is refused (MEMTRACE_NOHOOK_MIGRATE_START, mt_kconfig_off()).
+ */
+#ifdef MEMTRACE_HAVE_TP_VMSCAN_WRITE_FOLIO
+#define MT_TP_VMSCAN_WRITE		"mm_vmscan_write_folio"
+#define MT_TP_VMSCAN_WRITE_ARGS		void *data, struct folio *folio
+#define MT_TP_VMSCAN_WRITE_PAGES()	folio_nr_pages(folio)
+#define MT_TP_VMSCAN_WRITE_FILE()	folio_is_file_lru(folio)
+#define MT_CHECK_PROBE_VMSCAN_WRITE(fn)	MT_CHECK_PROBE(mm_vmscan_write_folio, fn)
+#else
+#define MT_TP_VMSCAN_WRITE		"mm_vmscan_writepage"
+#define MT_TP_VMSCAN_WRITE_ARGS		void *data, struct page *page
+#define MT_TP_VMSCAN_WRITE_PAGES()	thp_nr_pages(page)
+#define MT_TP_VMSCAN_WRITE_FILE()	page_is_file_lru(page)
+#define MT_CHECK_PROBE_VMSCAN_WRITE(fn)	MT_CHECK_PROBE(mm_vmscan_writepage, fn)
+#endif
+
+#ifdef MEMTRACE_HAVE_TP_COMPACTION_CONTROL
+#define MT_TP_COMPACT_BEGIN_ARGS	void *data, struct compact_control *cc,		\
+					unsigned long zone_start, unsigned long zone_end, \
+					bool sync
+#define MT_TP_COMPACT_END_ARGS		MT_TP_COMPACT_BEGIN_ARGS, int status
+#define MT_TP_COMPACT_CC		cc
+#else
+#define MT_TP_COMPACT_BEGIN_ARGS	void *data, unsigned long zone_start,		\
+					unsigned long migrate_pfn, unsigned long free_pfn, \
+					unsigned long zone_end, bool sync
+#define MT_TP_COMPACT_END_ARGS		MT_TP_COMPACT_BEGIN_ARGS, int status
+#define MT_TP_COMPACT_CC		NULL
+#endif
+
+#ifdef MEMTRACE_HAVE_TP_MIGRATE_PAGES_START
+#define MT_IF_TP_MIGRATE_START(...)	__VA_ARGS__
+#else
+#define MT_IF_TP_MIGRATE_START(...)
+#endif
+
+/*
+ * Whether uprobes skips single-stepping the probed instruction when a
+ * handler moved the ip (handle_swbp(): "take execution elsewhere"), as
+ * a return site's probe does when it performs the ret itself
+ * (MEMTRACE_FEAT_RETURN_SITES).  5.10 has no such skip: it steps the
+ * copied ret with the moved stack pointer and the traced process
+ * crashes; Debian's 6.1.192, 6.12 and 7.2 have it.  No header shows the
+ * behaviour: the probe is a proxy (uprobe_task_auprobe.c: a field 5.10's
+ * struct uprobe_task lacks and those kernels have).  Without it, return
+ * sites are not offered: the reader uses return probes.
+ */
+#ifdef MEMTRACE_HAVE_UPROBE_TASK_AUPROBE
+#define MT_UPROBE_HANDLER_MAY_JUMP	1
+#else
+#define MT_UPROBE_HANDLER_MAY_JUMP	0
 #endif
 
 #ifdef CONFIG_UPROBES
@@ -208,6 +430,30 @@ static inline unsigned long mt_module_text(const struct module *mod, bool init,
 #endif
 }
 
+#ifdef CONFIG_KRETPROBES
+#include <linux/kprobes.h>
+
+/* The kretprobe of an instance (get_kretprobe(), 5.11; before, ri->rp). */
+static inline struct kretprobe *mt_get_kretprobe(struct kretprobe_instance *ri)
+{
+#ifdef MEMTRACE_HAVE_GET_KRETPROBE
+	return get_kretprobe(ri);
+#else
+	return ri->rp;
+#endif
+}
+
+/* Where the probed function returns to (get_kretprobe_retaddr(), 5.15). */
+static inline unsigned long mt_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+#ifdef MEMTRACE_HAVE_GET_KRETPROBE_RETADDR
+	return get_kretprobe_retaddr(ri);
+#else
+	return (unsigned long)ri->ret_addr;
+#endif
+}
+#endif
+
 /*
  * Allocator functions that kprobes reach, by their name in the kernel built
  * against: 6.10 renamed them *_noprof (memory allocation profiling) and
@@ -287,6 +533,15 @@ static inline bool mt_task_mm_dumpable_by_owner(struct task_struct *p, struct mm
 {
 	return get_dumpable(mm) == SUID_DUMP_USER;
 }
+#endif
+
+/*
+ * kvfree_rcu() of an object without an rcu_head, which may sleep (for
+ * tests/kmod): kvfree_rcu_mightsleep() (6.3, backported to 6.1); 5.10
+ * spells it kvfree_rcu(ptr).  A macro either way.
+ */
+#ifndef kvfree_rcu_mightsleep
+#define kvfree_rcu_mightsleep(ptr)	kvfree_rcu(ptr)
 #endif
 
 /* Objects kmem_cache_alloc_bulk() put in p (7.x: all of them, or none). */

@@ -12,6 +12,7 @@
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "evring.h"
 
 /* Largest ring: 16 MiB of data per CPU. */
@@ -221,7 +222,7 @@ int mt_evring_consume(struct mt_evring *er, u32 cpu, u64 pos)
 		if (pos < old || pos > smp_load_acquire(&m->producer_pos))
 			return -EINVAL;
 		/* cmpxchg is a full barrier: the records were read before the space is given back. */
-	} while (!try_cmpxchg64(&m->consumer_pos, &old, pos));
+	} while (!mt_try_cmpxchg64(&m->consumer_pos, &old, pos));
 	/*
 	 * The new position is visible before the reader looks at
 	 * producer_pos again to decide whether to sleep: pairs with the

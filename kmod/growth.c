@@ -94,7 +94,7 @@ static struct {
 
 static struct mt_gr_probe *mt_gr_probe_of(struct kretprobe_instance *ri)
 {
-	return container_of(get_kretprobe(ri), struct mt_gr_probe, krp);
+	return container_of(mt_get_kretprobe(ri), struct mt_gr_probe, krp);
 }
 
 /*
@@ -163,7 +163,7 @@ static bool mt_gr_file_at(unsigned long addr, char *name)
 
 	if (!mmap_read_trylock(mm))
 		return false;
-	vma = vma_lookup(mm, addr);
+	vma = mt_vma_lookup(mm, addr);
 	if (vma && vma->vm_file)
 		mt_gr_vma_file(vma, name);
 	else if (!vma)

@@ -1278,26 +1278,36 @@ static void mt_probe_percpu_free(void *data, void *base_addr, int off,
 	mt_record_percpu_free((unsigned long)ptr);
 }
 
-MT_CHECK_PROBE(kmalloc, mt_probe_kmalloc)
+/* The kernel's own prototypes, where they are not 6.1's (compat.h). */
+MT_KMEM_TP_ALLOC_PROBES(mt_probe_kmalloc, mt_probe_kmem_cache_alloc)
+MT_KMEM_TP_FREE_PROBES(mt_probe_kmem_cache_free)
+MT_PERCPU_TP_PROBES(mt_probe_percpu_alloc)
+
+MT_CHECK_PROBE(kmalloc, MT_TP_KMALLOC)
 MT_CHECK_PROBE(kfree, mt_probe_kfree)
-MT_CHECK_PROBE(kmem_cache_alloc, mt_probe_kmem_cache_alloc)
-MT_CHECK_PROBE(kmem_cache_free, mt_probe_kmem_cache_free)
+MT_CHECK_PROBE(kmem_cache_alloc, MT_TP_CACHE_ALLOC)
+MT_CHECK_PROBE(kmem_cache_free, MT_TP_CACHE_FREE)
+MT_IF_TP_KMEM_NODE(MT_CHECK_PROBE(kmalloc_node, MT_TP_KMALLOC_NODE))
+MT_IF_TP_KMEM_NODE(MT_CHECK_PROBE(kmem_cache_alloc_node, MT_TP_CACHE_ALLOC_NODE))
 MT_CHECK_PROBE(mm_page_alloc, mt_probe_page_alloc)
 MT_CHECK_PROBE(mm_page_free, mt_probe_page_free)
-MT_CHECK_PROBE(percpu_alloc_percpu, mt_probe_percpu_alloc)
+MT_CHECK_PROBE(percpu_alloc_percpu, MT_TP_PERCPU_ALLOC)
 MT_CHECK_PROBE(percpu_free_percpu, mt_probe_percpu_free)
 
 /* kfree() and kmem_cache_free() free either kind: both go with either. */
 #define MT_EV_SLAB	(MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE)
 
 static struct mt_tp mt_alloc_tps[] = {
-	{ "kmalloc", mt_probe_kmalloc, MEMTRACE_EV_KMALLOC, false },
+	{ "kmalloc", MT_TP_KMALLOC, MEMTRACE_EV_KMALLOC, false },
+	MT_TP_KMEM_NODE_ENTRY({ "kmalloc_node", MT_TP_KMALLOC_NODE, MEMTRACE_EV_KMALLOC, false })
 	{ "kfree", mt_probe_kfree, MT_EV_SLAB, true },
-	{ "kmem_cache_alloc", mt_probe_kmem_cache_alloc, MEMTRACE_EV_CACHE, false },
-	{ "kmem_cache_free", mt_probe_kmem_cache_free, MT_EV_SLAB, true },
+	{ "kmem_cache_alloc", MT_TP_CACHE_ALLOC, MEMTRACE_EV_CACHE, false },
+	MT_TP_KMEM_NODE_ENTRY({ "kmem_cache_alloc_node", MT_TP_CACHE_ALLOC_NODE,
+				MEMTRACE_EV_CACHE, false })
+	{ "kmem_cache_free", MT_TP_CACHE_FREE, MT_EV_SLAB, true },
 	{ "mm_page_alloc", mt_probe_page_alloc, MEMTRACE_EV_PAGE, false },
 	{ "mm_page_free", mt_probe_page_free, MEMTRACE_EV_PAGE, true },
-	{ "percpu_alloc_percpu", mt_probe_percpu_alloc, MEMTRACE_EV_PERCPU, false },
+	{ "percpu_alloc_percpu", MT_TP_PERCPU_ALLOC, MEMTRACE_EV_PERCPU, false },
 	{ "percpu_free_percpu", mt_probe_percpu_free, MEMTRACE_EV_PERCPU, true },
 };
 

@@ -123,7 +123,7 @@ static int mt_kp_alloc_bulk(struct kretprobe_instance *ri, struct pt_regs *regs)
 	for (i = 0; i < n; i++) {
 		struct mt_alloc_event ev = {
 			.addr = (unsigned long)READ_ONCE(p[i]),
-			.call_site = get_kretprobe_retaddr(ri),
+			.call_site = mt_kretprobe_retaddr(ri),
 			.cache = (struct kmem_cache *)call->arg[0],
 			.kind = MEMTRACE_KIND_CACHE,
 			.shared_stack_id = &stack_id,
@@ -208,7 +208,7 @@ static int mt_kp_vmalloc(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!addr)
 		return 0;
 	ev.call_site = call->arg[1] && !mt_vmalloc_nested() ? call->arg[1] :
-		       get_kretprobe_retaddr(ri);
+		       mt_kretprobe_retaddr(ri);
 	if (!mt_record_alloc(&ev))
 		stack_id = 0;
 	mt_record_vmalloc_pages(addr, bytes >> PAGE_SHIFT, stack_id);
@@ -240,7 +240,7 @@ static bool mt_mempool_element(const mempool_t *pool, void *element,
 		ev->kind = MEMTRACE_KIND_KMALLOC;
 		/* As kmalloc's tracepoint says: the request, and the slot it got. */
 		ev->bytes_req = (size_t)pool->pool_data;
-		ev->bytes_alloc = kmalloc_size_roundup(ev->bytes_req);
+		ev->bytes_alloc = mt_kmalloc_size_roundup(ev->bytes_req);
 		ev->addr = (unsigned long)element;
 	} else if (pool->alloc == mempool_alloc_pages) {
 		ev->kind = MEMTRACE_KIND_PAGE;
@@ -276,7 +276,7 @@ static int mt_kp_mempool_alloc(struct kretprobe_instance *ri, struct pt_regs *re
 {
 	void *element = (void *)regs_return_value(regs);
 	struct mt_kp_call *call = mt_call(ri);
-	struct mt_alloc_event ev = { .call_site = get_kretprobe_retaddr(ri) };
+	struct mt_alloc_event ev = { .call_site = mt_kretprobe_retaddr(ri) };
 
 	if (!element || !mt_mempool_element((const mempool_t *)call->arg[0], element, &ev))
 		return 0;
@@ -423,7 +423,7 @@ static int mt_kp_pre(struct kprobe *kp, struct pt_regs *regs)
 
 static int mt_kp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct mt_kp *k = container_of(get_kretprobe(ri), struct mt_kp, krp);
+	struct mt_kp *k = container_of(mt_get_kretprobe(ri), struct mt_kp, krp);
 	unsigned long flags;
 	int ret;
 
@@ -437,7 +437,7 @@ static int mt_kp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static int mt_kp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct mt_kp *k = container_of(get_kretprobe(ri), struct mt_kp, krp);
+	struct mt_kp *k = container_of(mt_get_kretprobe(ri), struct mt_kp, krp);
 	unsigned long flags;
 
 	local_irq_save(flags);

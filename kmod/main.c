@@ -125,7 +125,8 @@ static long mt_ioctl_version(struct mt_file *f, void __user *arg)
 		     MEMTRACE_FEAT_TASK_FILTERS | MEMTRACE_FEAT_EVRING |
 		     MEMTRACE_FEAT_TRACE_RING;
 	if (mt_available_events() & MEMTRACE_EV_USER)
-		v.features |= MEMTRACE_FEAT_UNWIND_CFI | MEMTRACE_FEAT_RETURN_SITES;
+		v.features |= MEMTRACE_FEAT_UNWIND_CFI |
+			      (MT_UPROBE_HANDLER_MAY_JUMP ? MEMTRACE_FEAT_RETURN_SITES : 0);
 	if (mt_available_events() & MEMTRACE_EV_USDT)
 		v.features |= MEMTRACE_FEAT_USDT;
 	v.kconfig_off = mt_kconfig_off();

@@ -9,6 +9,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "hooklock.h"
 #include "names.h"
 
@@ -179,7 +180,7 @@ u16 mt_kmalloc_cache_intern(struct mt_names *n, size_t bytes_req,
 		return id;
 
 	/* First sight of this cache: name it by its size class, as the kernel does. */
-	class = fam == MT_KM_LARGE ? 0 : kmalloc_size_roundup(bytes_req);
+	class = fam == MT_KM_LARGE ? 0 : mt_kmalloc_size_roundup(bytes_req);
 	if (fam == MT_KM_LARGE)
 		strscpy(name, mt_kmalloc_family_name[fam], sizeof(name));
 	else if (class >= 1024 && !(class & 1023))

@@ -523,7 +523,7 @@ static void mt_pr_slab_end(MT_SHRINK_SLAB_END_ARGS)
 	mt_evring_commit(er, r, flags);
 }
 
-static void mt_pr_vmscan_write(void *data, struct folio *folio)
+static void mt_pr_vmscan_write(MT_TP_VMSCAN_WRITE_ARGS)
 {
 	struct mt_evring *er;
 	struct memtrace_ev_vmscan_write *r;
@@ -534,8 +534,8 @@ static void mt_pr_vmscan_write(void *data, struct folio *folio)
 		return;
 	r->flags = mt_pr_vmscan_flags();
 	/* pageout() holds the folio locked: its size and kind are stable. */
-	r->nr_pages = folio_nr_pages(folio);
-	r->file = folio_is_file_lru(folio);
+	r->nr_pages = MT_TP_VMSCAN_WRITE_PAGES();
+	r->file = MT_TP_VMSCAN_WRITE_FILE();
 	mt_evring_commit(er, r, flags);
 }
 
@@ -589,6 +589,8 @@ static bool mt_pr_cc_tail(const void *cc, unsigned long zone_start, struct mt_cc
 	int off = READ_ONCE(mt_cc_zone_off), found = MT_CC_NONE, i;
 	unsigned long v;
 
+	if (!cc)	/* a kernel whose tracepoint does not pass it (compat.h) */
+		return false;
 	if (off == MT_CC_UNKNOWN) {
 		/*
 		 * The first match: nothing before the zone in the control
@@ -673,16 +675,15 @@ static void mt_pr_compact(u16 type, struct compact_control *cc, unsigned long zo
 	mt_evring_commit(er, r, flags);
 }
 
-static void mt_pr_compact_begin(void *data, struct compact_control *cc, unsigned long zone_start,
-				unsigned long zone_end, bool sync)
+static void mt_pr_compact_begin(MT_TP_COMPACT_BEGIN_ARGS)
 {
-	mt_pr_compact(MEMTRACE_EVT_COMPACT_BEGIN, cc, zone_start, zone_end, sync, 0);
+	mt_pr_compact(MEMTRACE_EVT_COMPACT_BEGIN, MT_TP_COMPACT_CC, zone_start, zone_end, sync, 0);
 }
 
-static void mt_pr_compact_end(void *data, struct compact_control *cc, unsigned long zone_start,
-			      unsigned long zone_end, bool sync, int status)
+static void mt_pr_compact_end(MT_TP_COMPACT_END_ARGS)
 {
-	mt_pr_compact(MEMTRACE_EVT_COMPACT_END, cc, zone_start, zone_end, sync, status);
+	mt_pr_compact(MEMTRACE_EVT_COMPACT_END, MT_TP_COMPACT_CC, zone_start, zone_end, sync,
+		      status);
 }
 
 static void mt_pr_compact_try(void *data, int order, gfp_t gfp, int prio)
@@ -762,7 +763,7 @@ static void mt_pr_migrate_end(void *data, unsigned long succeeded, unsigned long
 }
 #endif
 
-MT_CHECK_PROBE(mm_migrate_pages_start, mt_pr_migrate_start)
+MT_IF_TP_MIGRATE_START(MT_CHECK_PROBE(mm_migrate_pages_start, mt_pr_migrate_start))
 MT_CHECK_PROBE(mm_migrate_pages, mt_pr_migrate_end)
 
 /* Without CONFIG_COMPACTION the lookup by name fails: no --compaction. */
@@ -780,7 +781,7 @@ MT_CHECK_PROBE(mm_vmscan_lru_shrink_inactive, mt_pr_lru_inactive)
 MT_CHECK_PROBE(mm_vmscan_lru_shrink_active, mt_pr_lru_active)
 MT_CHECK_PROBE(mm_shrink_slab_start, mt_pr_slab_start)
 MT_CHECK_PROBE(mm_shrink_slab_end, mt_pr_slab_end)
-MT_CHECK_PROBE(mm_vmscan_write_folio, mt_pr_vmscan_write)
+MT_CHECK_PROBE_VMSCAN_WRITE(mt_pr_vmscan_write)
 
 /*
  * Ends are attached before begins and detached after them, so a begin
@@ -805,7 +806,7 @@ static struct mt_tp mt_pr_tps[] = {
 	{ "mm_vmscan_lru_shrink_inactive", mt_pr_lru_inactive, MEMTRACE_EV_VMSCAN, false },
 	{ "mm_vmscan_lru_shrink_active", mt_pr_lru_active, MEMTRACE_EV_VMSCAN, false },
 	{ "mm_shrink_slab_start", mt_pr_slab_start, MEMTRACE_EV_VMSCAN, false },
-	{ "mm_vmscan_write_folio", mt_pr_vmscan_write, MEMTRACE_EV_VMSCAN, false },
+	{ MT_TP_VMSCAN_WRITE, mt_pr_vmscan_write, MEMTRACE_EV_VMSCAN, false },
 	{ "mm_compaction_end", mt_pr_compact_end, MEMTRACE_EV_COMPACTION, true },
 	{ "mm_compaction_kcompactd_sleep", mt_pr_kcompactd_sleep, MEMTRACE_EV_COMPACTION, true },
 	{ "mm_compaction_begin", mt_pr_compact_begin, MEMTRACE_EV_COMPACTION, false },

@@ -5,6 +5,7 @@
 #include <linux/kmemleak.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/sched.h>
 #include <linux/vmalloc.h>
 
 #include "hooklock.h"

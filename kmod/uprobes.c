@@ -929,6 +929,11 @@ int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 func, u32 kind
 		fput(file);
 		return -EINVAL;
 	}
+	/* Not offered where uprobes would step the ret it performs (compat.h). */
+	if (kind == MEMTRACE_UPROBE_RETURN_SITE && !MT_UPROBE_HANDLER_MAY_JUMP) {
+		fput(file);
+		return -EOPNOTSUPP;
+	}
 	for (i = 0; i < mt_user.nr_probes; i++) {
 		up = &mt_user.probes[i];
 		if (file_inode(up->file) == inode && up->offset == offset) {

@@ -15,9 +15,13 @@
 # <sys/sdt.h> (systemtap-sdt-dev).
 # The kernels the guests boot: Debian's 6.1, 6.12 and 6.12 PREEMPT_RT
 # (bookworm-backports) images and headers, linux-source-6.1 for the debug
-# kernel, and Debian sid's linux-source-7.2 for the newest kernel: that one
+# kernel, Debian sid's linux-source-7.2 for the newest kernel: that one
 # .deb alone is downloaded from sid, into memtrace's cache, not installed
-# (scripts/newest-kernel.sh --fetch).
+# (scripts/newest-kernel.sh --fetch), and Debian 11's 5.10 for the oldest:
+# its image, headers and kbuild .debs from bullseye, the same way
+# (scripts/bullseye-kernel.sh --fetch).  Both use a private apt state
+# (scripts/apt-mirror.sh): the system's apt sources never name sid or
+# bullseye.
 set -eu
 
 [ "$(id -u)" -eq 0 ] || { echo "deps: must run as root (apt-get)" >&2; exit 1; }
@@ -66,6 +70,12 @@ done
 # without sid is a warning here, not a failed make deps.
 "$(dirname "$0")/newest-kernel.sh" --fetch ||
 	echo "deps: warning: no linux-source-7.2 from sid: the 7.2 guest cannot run" >&2
+
+# bullseye's 5.10 image, headers and kbuild (idempotent: cached .debs
+# are kept).  Only the 5.10 guest needs them: a mirror without bullseye
+# is a warning, as for sid.
+"$(dirname "$0")/bullseye-kernel.sh" --fetch ||
+	echo "deps: warning: no 5.10 kernel from bullseye: the 5.10 guest cannot run" >&2
 
 if [ -z "$missing" ] && [ "$have_bpo" -eq 1 ] && [ "$have_bpo_rt" -eq 1 ]; then
 	echo "deps: all packages present"

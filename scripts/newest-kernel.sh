@@ -32,8 +32,10 @@
 #                     default it goes to <tree>/.memtrace-build.log and
 #                     its tail is shown on failure)
 #
-# <key> hashes the fragment, the source package's version, this script and
-# the compiler version: any change rebuilds in a new directory; a completed
+# <key> hashes the fragment, the source package's version, RECIPE (below:
+# bump it when the build steps change; editing comments, messages or
+# --fetch does not rebuild) and the compiler version: any change rebuilds
+# in a new directory; a completed
 # build (stamp file) is reused as is.  When a new build completes, the older
 # newest-* trees are removed but the newest other complete one.
 #
@@ -66,7 +68,7 @@ newest_deb() {
 
 # --- --fetch: sid's source package, and nothing else from sid ----------------
 fetch() {
-	local deb mirror st
+	local deb
 	deb=$(newest_deb)
 	if [ -n "$deb" ] && dpkg-deb -f "$deb" Package >/dev/null 2>&1; then
 		log "have ${deb##*/}"
@@ -75,28 +77,14 @@ fetch() {
 	[ "$(id -u)" -eq 0 ] || die "--fetch must run as root (apt-get)"
 	# shellcheck source=scripts/apt-mirror.sh
 	. "$top/scripts/apt-mirror.sh"
-	mirror=$(bookworm_mirror)
-	[ -n "$mirror" ] || die "no 'bookworm' entry in apt's sources to take sid's mirror from"
-	st=$cache/sid-apt
-	mkdir -p "$st/lists/partial" "$st/cache/archives/partial" "$st/parts" "$srcdir"
-	echo "deb $mirror sid main" >"$st/sources.list"
-	# A private apt: its own sources, lists, cache and an empty dpkg
-	# status, so that sid never reaches the system's apt or dpkg.
-	local apt=(-o Dir::Etc::SourceList="$st/sources.list"
-		-o Dir::Etc::SourceParts="$st/parts"
-		-o Dir::Etc::PreferencesParts="$st/parts"
-		-o Dir::State::Lists="$st/lists"
-		-o Dir::Cache="$st/cache"
-		-o Dir::State::status=/dev/null
-		-o APT::Sandbox::User=root
-		-o Debug::NoLocking=1)
-	log "fetching $PKG from sid ($mirror)"
-	apt-get -q "${apt[@]}" update >&2 || die "apt-get update of sid's index failed"
-	(cd "$srcdir" && apt-get -q "${apt[@]}" download "$PKG") >&2 ||
-		die "sid has no $PKG any more? (apt-cache policy with $st/sources.list): change SERIES in $self"
+	mkdir -p "$srcdir"
+	log "fetching $PKG from sid"
+	private_apt_update sid || die "apt-get update of sid's index failed"
+	(cd "$srcdir" && private_apt sid apt-get -q download "$PKG") >&2 ||
+		die "sid has no $PKG any more? (apt-cache policy with $(private_apt_dir sid)/sources.list): change SERIES in $self"
 	deb=$(newest_deb)
 	[ -n "$deb" ] || die "apt-get download left no ${PKG}_*_all.deb in $srcdir"
-	rm -rf "$st/lists" "$st/cache"
+	private_apt_clean sid
 	log "fetched ${deb##*/}"
 }
 
@@ -127,7 +115,8 @@ done
 pkgver=$(dpkg-deb -f "$deb" Version) || die "cannot read $deb"
 
 ccver=$(gcc --version | sed -n 1p)
-key=$({ cat "$frag"; echo "$PKG $pkgver"; cat "$self"; echo "$ccver"; } |
+RECIPE=1
+key=$({ cat "$frag"; echo "$PKG $pkgver"; echo "recipe $RECIPE"; echo "$ccver"; } |
 	sha256sum | cut -c1-12)
 tree="$cache/newest-$key"
 stamp="$tree/.memtrace-complete"

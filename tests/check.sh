@@ -15,7 +15,10 @@
 #           guest is to run, scripts/newest-kernel.sh (mainline 7.2 with
 #           PREEMPT_RT and lockdep, cached) and memtrace + tests/kmod for it
 #           scripts/minimal-kernel.sh (7.2 without MEMCG, COMPACTION,
-#           MIGRATION, NUMA, KPROBES, UPROBES; cached) and memtrace for it
+#           MIGRATION, NUMA, KPROBES, UPROBES; cached) and memtrace for it;
+#           Debian 11's 5.10 (scripts/bullseye-kernel.sh: the .debs make
+#           deps fetched, extracted once, cached) and memtrace + tests/kmod
+#           for it (CC=gcc: its headers name gcc-10)
 #   install make install/uninstall and DKMS for those kernels, on the host
 #           (tests/install/check-install.sh; nothing is loaded here); the
 #           DKMS build with a warning injected, which it must print and
@@ -44,8 +47,10 @@
 #           (build/logs/guest-LABEL.out).
 #           6.1-numa, 6.12-numa: those kernels with two NUMA nodes (1 GiB
 #           each), running only what needs them (54-migration.sh).
-#           6.12-rt (Debian's PREEMPT_RT kernel) and 7.2 (the newest
-#           kernel, PREEMPT_RT with lockdep): the core subset CORE_SCRIPTS
+#           6.12-rt (Debian's PREEMPT_RT kernel), 7.2 (the newest
+#           kernel, PREEMPT_RT with lockdep) and 5.10 (Debian 11's LTS
+#           kernel, the oldest; not a default yet: docs/kernels.md says
+#           what fails there): the core subset CORE_SCRIPTS
 #           (load, KUnit, kernel and user leak reports, bad input, a
 #           soak).  The soak is 60 s (SHORT_SOAK; 120 with CHECK_FULL),
 #           30 s on those two (CORE_SOAK).
@@ -61,7 +66,9 @@
 #   CHECK_STAGES   stages to run (default "unit build install debug guest")
 #   CHECK_GUESTS   guests to run (default "6.1 6.12 debug debug-user lockdown
 #                  6.1-numa 6.12-numa 6.12-rt 7.2"; debug-numa, not a
-#                  default, runs 54-migration.sh alone on the debug kernel)
+#                  default, runs 54-migration.sh alone on the debug kernel;
+#                  5.10, not a default yet, the core subset on Debian 11's
+#                  kernel)
 #   CHECK_FULL     1: every script on the debug kernel, 6.1 and 6.12, the
 #                  soak 120 s there (about twice make check's time)
 #   CHECK_SCRIPTS  only these tests/e2e scripts (names, e.g. "20-kernel-leaks.sh
@@ -262,6 +269,7 @@ fi
 declare -A KVER_OF=() KO_OK=() TKO_OK=()
 NEWEST_TREE=
 MINIMAL_TREE=
+BULLSEYE_TREE=
 KVER_OF[6.1]=$(newest_kver '6.1.0-*-amd64')
 KVER_OF[6.12]=$(newest_kver '6.12*-amd64')
 KVER_OF[6.12-rt]=$(newest_kver '6.12*-rt-amd64')
@@ -330,6 +338,34 @@ if wants build; then
 			fi
 		fi
 	fi
+	# Debian 11's 5.10, the oldest kernel: the .debs make deps fetched
+	# from bullseye (scripts/bullseye-kernel.sh --fetch), extracted once
+	# into the cache.  Its headers name gcc-10, which bookworm lacks:
+	# CC=gcc.
+	log=$LOGS/bullseye-kernel.log
+	timeout -k 10 600 scripts/bullseye-kernel.sh </dev/null 2>"$log" >"$LOGS/bullseye-kernel.out"
+	rc=$?
+	tree=$(tail -n 1 "$LOGS/bullseye-kernel.out" 2>/dev/null)
+	kv=$(scripts/bullseye-kernel.sh --kver 2>/dev/null)
+	if [ "$rc" -ne 0 ] || [ ! -d "$tree" ] || [ -z "$kv" ]; then
+		tap "not ok - build: Debian 11's 5.10 kernel (scripts/bullseye-kernel.sh exited $rc; make deps fetches it)"
+		comment_tail "$log"
+	else
+		BULLSEYE_TREE=$tree
+		KVER_OF[5.10]=$kv
+		build "memtrace.ko for $kv" "$LOGS/build-kmod-$kv.log" 600 \
+			make module KDIR="$tree/usr/src/linux-headers-$kv" KVER="$kv" CC=gcc &&
+			KO_OK[5.10]=1
+		if [ "$HAVE_TKMOD" = 1 ]; then
+			build "tests/kmod for $kv" "$LOGS/build-testkmod-$kv.log" 600 \
+				tests/guest/build-test-module.sh "$tree/usr/src/linux-headers-$kv" \
+				"$B/testkmod-$kv" CC=gcc && TKO_OK[5.10]=1
+		fi
+		rm -rf "$B/guest-kmods-$kv"
+		build "Debian's ext4 and loop modules for the $kv guest" "$LOGS/stage-kmods-$kv.log" 120 \
+			tests/guest/stage-kmods.sh "$tree/lib/modules/$kv" "$B/guest-kmods-$kv" \
+			ext4 loop crc32c_generic
+	fi
 	# A kernel configured without MEMCG, COMPACTION, MIGRATION, NUMA,
 	# KPROBES and UPROBES (scripts/minimal-kernel.sh: 7.2's sources and
 	# configuration with those off; configured and modules_prepare'd once,
@@ -372,6 +408,16 @@ if wants build; then
 		"rm -f '$B/soak-ext4.img' && truncate -s 48M '$B/soak-ext4.img' &&
 		 mkfs.ext4 -q -F '$B/soak-ext4.img' && gzip -c '$B/soak-ext4.img' >'$B/guest-data/soak-ext4.img.gz' &&
 		 rm -f '$B/soak-ext4.img'"
+fi
+
+# Without the build stage, the 5.10 guest boots the cached extraction
+# with the modules an earlier build left, as the Debian kernels' guests.
+if ! wants build && wants_guest 5.10; then
+	tree=$(scripts/bullseye-kernel.sh 2>"$LOGS/bullseye-kernel.log" | tail -n 1)
+	if [ -d "$tree" ]; then
+		BULLSEYE_TREE=$tree
+		KVER_OF[5.10]=$(scripts/bullseye-kernel.sh --kver 2>/dev/null)
+	fi
 fi
 
 # ------------------------------------------------------------ b2. install
@@ -492,7 +538,7 @@ guest_args() {
 			scripts="$scripts $top/tests/e2e/$s"
 		done
 		;;
-	6.12-rt | 7.2)
+	6.12-rt | 7.2 | 5.10)
 		for s in $CORE_SCRIPTS; do
 			scripts="$scripts $top/tests/e2e/$s"
 		done
@@ -531,6 +577,11 @@ guest_args() {
 		img=${MINIMAL_TREE:+$MINIMAL_TREE/arch/x86/boot/bzImage}
 		args+=(--timeout 1200 --timeout-scale 2)
 		;;
+	5.10)
+		# Extracted, not installed: the image is in the cache.
+		img=${BULLSEYE_TREE:+$BULLSEYE_TREE/boot/vmlinuz-$kv}
+		args+=(--timeout 1800)
+		;;
 	lockdown)
 		# The debug kernel, locked down; kmemleak off (lockdown
 		# refuses debugfs: it could not be read anyway).
@@ -564,6 +615,10 @@ guest_args() {
 	fi
 	if [ "$l" = 7.2 ] && [ -z "$NEWEST_TREE" ]; then
 		echo "not ok - $label: guest run skipped (no 7.2 kernel: see the build stage)"
+		return 1
+	fi
+	if [ "$l" = 5.10 ] && [ -z "$BULLSEYE_TREE" ]; then
+		echo "not ok - $label: guest run skipped (no 5.10 kernel: see the build stage)"
 		return 1
 	fi
 	if wants build || [ "$tl" = debug ] || [ "$tl" = 7.2 ] || [ "$tl" = minimal ]; then
@@ -652,7 +707,7 @@ if wants guest; then
 		rm -f "$LOGS/guest-$l.out"
 		case $l in
 		debug) lane_a="debug $lane_a" ;;
-		6.12 | 6.12-rt | lockdown | *-numa) lane_a="$lane_a $l" ;;
+		6.12 | 6.12-rt | 5.10 | lockdown | *-numa) lane_a="$lane_a $l" ;;
 		debug-user) lane_b="debug-user $lane_b" ;;
 		*) lane_b="$lane_b $l" ;;
 		esac

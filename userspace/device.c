@@ -61,6 +61,10 @@ const char *device_kconfig_reason(const struct memtrace_version *v, uint32_t eve
 		  "the kernel is built without CONFIG_COMPACTION" },
 		{ MEMTRACE_EV_MIGRATION, MEMTRACE_KCONFIG_MIGRATION,
 		  "the kernel is built without CONFIG_MIGRATION" },
+		/* Hooks a kernel has none of (MEMTRACE_NOHOOK_*): older kernels. */
+		{ MEMTRACE_EV_MIGRATION, MEMTRACE_NOHOOK_MIGRATE_START,
+		  "this kernel has no hook for it: no mm_migrate_pages_start tracepoint "
+		  "(5.10 has none)" },
 		{ MEMTRACE_EV_USER | MEMTRACE_EV_USDT, MEMTRACE_KCONFIG_UPROBES,
 		  "the kernel is built without CONFIG_UPROBES" },
 		{ MEMTRACE_EV_OOM | MEMTRACE_EV_VMALLOC | MEMTRACE_EV_GROWTH, MEMTRACE_KCONFIG_KPROBES,

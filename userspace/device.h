@@ -85,7 +85,8 @@ void device_close(struct mt_device *d);
 /*
  * Why the module cannot trace events on this kernel when it is an option
  * the kernel is built without ("the kernel is built without
- * CONFIG_COMPACTION"), from the handshake's kconfig_off; NULL when not
+ * CONFIG_COMPACTION") or a hook the kernel has none of ("this kernel has
+ * no hook for it: ..."), from the handshake's kconfig_off; NULL when not
  * (another cause, or a module older than the field).
  */
 const char *device_kconfig_reason(const struct memtrace_version *v, uint32_t events);

@@ -59,6 +59,13 @@ has_sym kcompactd || grep -q '^compact_stall ' /proc/vmstat ||
 has_sym migrate_pages || grep -q '^pgmigrate_success ' /proc/vmstat ||
 	expect_fail "--migration, no CONFIG_MIGRATION: refused, naming it" 'CONFIG_MIGRATION' \
 		memtrace-read --migration 1 1
+# A kernel with no hook for a mode (5.10: no mm_migrate_pages_start
+# tracepoint): refused, naming the hook.
+if has_sym migrate_pages &&
+	! grep -Eq ' __trace(point|iter)_mm_migrate_pages_start$' /proc/kallsyms; then
+	expect_fail "--migration, no mm_migrate_pages_start tracepoint: refused, naming it" \
+		'no hook for it: no mm_migrate_pages_start' memtrace-read --migration 1 1
+fi
 has_sym register_kprobe ||
 	expect_fail "--oom, no CONFIG_KPROBES: refused, naming it" 'CONFIG_KPROBES' \
 		memtrace-read --oom 1 1

@@ -72,9 +72,8 @@ static uint bench_cache_size;
 static char result[128] = "none";
 module_param_string(result, result, sizeof(result), 0444);
 
-static void bench_empty_kmalloc(void *data, unsigned long call_site,
-				const void *ptr, size_t bytes_req,
-				size_t bytes_alloc, gfp_t gfp, int node)
+/* The kernel's own prototypes (kmod/compat.h). */
+static void bench_empty_kmalloc(MT_TP_KMALLOC_ARGS)
 {
 }
 
@@ -82,14 +81,11 @@ static void bench_empty_kfree(void *data, unsigned long call_site, const void *p
 {
 }
 
-static void bench_empty_cache_alloc(void *data, unsigned long call_site,
-				    const void *ptr, struct kmem_cache *s,
-				    gfp_t gfp, int node)
+static void bench_empty_cache_alloc(MT_TP_CACHE_ALLOC_ARGS)
 {
 }
 
-static void bench_empty_cache_free(void *data, unsigned long call_site,
-				   const void *ptr, const struct kmem_cache *s)
+static void bench_empty_cache_free(MT_TP_CACHE_FREE_ARGS)
 {
 }
 

@@ -82,6 +82,12 @@ struct memtrace_version {
 #define MEMTRACE_KCONFIG_KPROBES	(1U << 4)	/* MEMTRACE_EV_OOM, _VMALLOC, bulk paths */
 #define MEMTRACE_KCONFIG_KRETPROBES	(1U << 5)	/* MEMTRACE_EV_GROWTH, _VMALLOC */
 #define MEMTRACE_KCONFIG_UPROBES	(1U << 6)	/* MEMTRACE_EV_USER, _USDT */
+/*
+ * From bit 16 on: hooks this kernel has none of, whatever its
+ * configuration (older kernels).  The modes that need one are refused as
+ * for a missing option; a reader names the hook.
+ */
+#define MEMTRACE_NOHOOK_MIGRATE_START	(1U << 16)	/* MEMTRACE_EV_MIGRATION (5.10) */
 
 /* Event sources, for memtrace_config.events and memtrace_version.features */
 #define MEMTRACE_EV_KMALLOC	(1U << 0)	/* kmalloc / kfree */
