@@ -13,5 +13,11 @@ mkdir -p "$OUTDIR"
 for f in Kbuild kmod include; do
 	cp -a -u "$top/$f" "$OUTDIR/"
 done
-# One job per CPU: make check builds for seven kernels, one after another.
-exec make -j"$(nproc)" -C "$KDIR" M="$OUTDIR" W= "$@" modules
+# One job per CPU (make check builds for seven kernels, one after
+# another), unless a parent make already runs jobs of its own.
+case " ${MAKEFLAGS:-} " in
+*" -j"* | *jobserver*) jobs= ;;
+*) jobs=-j$(nproc) ;;
+esac
+# shellcheck disable=SC2086 # -jN or nothing
+exec make $jobs -C "$KDIR" M="$OUTDIR" W= "$@" modules

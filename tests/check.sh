@@ -71,7 +71,9 @@
 #   CHECK_FULL     1: every script on the debug kernel, 6.1 and 6.12, the
 #                  soak 120 s there (about twice make check's time)
 #   CHECK_SCRIPTS  only these tests/e2e scripts (names, e.g. "20-kernel-leaks.sh
-#                  60-soak.sh"), in each guest that runs them anyway
+#                  60-soak.sh"), in each guest that runs them anyway and,
+#                  for a script the lists below leave to another guest, in
+#                  the guests that would run it with CHECK_FULL=1 too
 #   CHECK_LOAD     N: keep N busy processes (CPU hogs at the guests' own
 #                  priority) running beside the guests, for a run under
 #                  load on purpose: a check that depends on the host's
@@ -118,7 +120,7 @@ CORE_SCRIPTS="00-kunit.sh 10-ioctl-errors.sh 20-kernel-leaks.sh 22-kernel-paths.
 # programs, the command-line runs, redis's INFO memory, Memcheck under
 # jemalloc, tcmalloc, mimalloc): user space, 3-4 minutes each on the
 # debug kernel for what uprobes 40, 41 and 44-47 already drive there.
-# 6.1 runs them (CHECK_FULL: the debug kernel too).
+# 6.1 runs them (CHECK_FULL: the debug kernel and 6.12 too).
 USER_ORACLE_SCRIPTS="42-user-real.sh 43-user-commands.sh 48-user-redis.sh 49-user-allocators.sh"
 # The output formats (JSON, folded, Prometheus, pprof, SVG against their
 # consumers), which the reader writes from records every kernel makes the
@@ -487,9 +489,12 @@ listed() {
 }
 
 # runs_elsewhere NAME WORD...: NAME is one of the WORDs, scripts this guest
-# leaves to another, unless CHECK_FULL=1 asks for every script everywhere.
+# leaves to another, unless CHECK_FULL=1 asks for every script everywhere
+# or CHECK_SCRIPTS names it.
 runs_elsewhere() {
 	[ "${CHECK_FULL:-0}" = 1 ] && return 1
+	# shellcheck disable=SC2086 # a list of names
+	listed "$1" ${CHECK_SCRIPTS:-} && return 1
 	listed "$@"
 }
 
@@ -508,10 +513,15 @@ guest_args() {
 	debug | debug-user)
 		for s in "$top"/tests/e2e/*.sh; do
 			n=${s##*/}
+			# shellcheck disable=SC2086 # lists of names
 			runs_elsewhere "$n" $USER_ORACLE_SCRIPTS $FORMAT_SCRIPTS && continue
 			case $n in
 			4?-user-*.sh | 61-usdt.sh | 54-migration.sh) w=debug-user ;;
-			*) w=debug; listed "$n" $DEBUG_USER_TOO && w=debug-user ;;
+			*)
+				w=debug
+				# shellcheck disable=SC2086 # a list of names
+				listed "$n" $DEBUG_USER_TOO && w=debug-user
+				;;
 			esac
 			[ "$l" = "$w" ] && scripts="$scripts $s"
 		done
@@ -522,8 +532,10 @@ guest_args() {
 	6.1 | 6.12)
 		for s in "$top"/tests/e2e/*.sh; do
 			n=${s##*/}
+			# shellcheck disable=SC2086 # lists of names
 			runs_elsewhere "$n" $STRESS_SCRIPTS && continue
 			if [ "$l" = 6.12 ]; then
+				# shellcheck disable=SC2086 # lists of names
 				runs_elsewhere "$n" $USER_ORACLE_SCRIPTS $FORMAT_SCRIPTS && continue
 			fi
 			scripts="$scripts $s"
@@ -548,7 +560,8 @@ guest_args() {
 		return 1
 		;;
 	esac
-	if [ -n "${CHECK_SCRIPTS:-}" ]; then
+	# The lockdown guest runs tests/lockdown/*.sh, whatever CHECK_SCRIPTS says.
+	if [ -n "${CHECK_SCRIPTS:-}" ] && [ "$l" != lockdown ]; then
 		s=$scripts scripts=
 		for s in $s; do
 			case " $CHECK_SCRIPTS " in *" ${s##*/} "*) scripts="$scripts $s" ;; esac

@@ -424,8 +424,10 @@ alive() {
 
 gone() {
 	! kill -0 "$1" 2>/dev/null && return 0
-	# a child that exited and is not reaped yet (a zombie) is gone too
-	[ "$(sed -n 's/^[0-9]* (.*) \(.\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ]
+	# a child that exited and is not reaped yet (a zombie) is gone too;
+	# not a process whose main thread exited while others run (also Z)
+	[ "$(sed -n 's/^[0-9]* (.*) \(.\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ] &&
+		[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -le 1 ]
 }
 
 # kill_quiet PID...: kill what a failed step left running (a reader holds

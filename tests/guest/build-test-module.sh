@@ -12,4 +12,10 @@ mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)	# kbuild needs an absolute M=
 # Copy only what changed so kbuild's own dependency tracking stays valid.
 cp -a -u "$top/tests/kmod/." "$OUTDIR/"
-exec make -j"$(nproc)" -C "$KDIR" M="$OUTDIR" MEMTRACE_TOP="$top" W= "$@" modules
+# A job per CPU unless a parent make runs jobs (as scripts/build-module.sh)
+case " ${MAKEFLAGS:-} " in
+*" -j"* | *jobserver*) jobs= ;;
+*) jobs=-j$(nproc) ;;
+esac
+# shellcheck disable=SC2086 # -jN or nothing
+exec make $jobs -C "$KDIR" M="$OUTDIR" MEMTRACE_TOP="$top" W= "$@" modules

@@ -93,12 +93,12 @@ unload_new_mods() {
 report_stuck_after() {
 	sleep "$1" >/dev/null 2>&1 &
 	_sleep=$!
-	trap 'kill "$_sleep"; exit 0' TERM
+	trap 'kill "$_sleep" 2>/dev/null; exit 0' TERM
 	wait "$_sleep"
 	echo "# at the time-out, $(awk '$1 ~ /^(MemFree|MemAvailable):$/ { printf "%s %d MiB ", $1, $2 / 1024 }' /proc/meminfo)"
 	for f in $(grep -lsxz 'MTT_RUN=1' /proc/[0-9]*/environ); do
 		d=${f%/environ}
-		read -r _ comm st _ <"$d/stat" 2>/dev/null || continue
+		read -r _ comm st _ 2>/dev/null <"$d/stat" || continue
 		k=$(sed -n '1,6s/^\[<[0-9a-f]*>\] //p' "$d/stack" 2>/dev/null | sed 's/+0x[0-9a-f/x]*//' | tr '\n' '<')
 		echo "# at the time-out: pid ${d#/proc/} $comm $st in $(cat "$d/wchan" 2>/dev/null): ${k%<}"
 	done | head -n 16
@@ -115,7 +115,10 @@ run_one() {
 	rm -f /run/mtt.rc
 	{
 		cd /tmp || :
-		report_stuck_after $((t > 10 ? t - 5 : t)) &
+		# 5 s a unit of the time-out's scale: the report forks a few
+		# processes per line, slow on the debug kernel under TCG
+		m=$((5 * MTT_TIMEOUT_SCALE))
+		report_stuck_after $((t > 2 * m ? t - m : t)) &
 		watcher=$!
 		MTT_RUN=1 timeout -s KILL "$t" sh "/tests/$name" </dev/null 2>&1
 		echo "$?" >/run/mtt.rc
