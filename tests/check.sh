@@ -709,10 +709,10 @@ if wants guest; then
 	# Each guest is one single-threaded TCG qemu: two lanes of guests, one
 	# after another in each, keep two cores busy.  The two halves of the
 	# debug kernel's run are the longest: one starts each lane; the rest
-	# is shared so that the lanes take about as long (seconds, a full run
-	# on this machine with the lists above: debug 1217 + 6.12 512 +
-	# 6.12-rt 209 + 6.1-numa 46 + 6.12-numa 44 + lockdown 65; debug-user
-	# 1101 + 6.1 730 + 7.2 267).
+	# is shared so that the lanes take about as long (seconds, a fresh
+	# clone's run on an idle 2-core machine, 2026-11-28: debug 994 +
+	# 6.12 412 + lockdown 54 + 6.1-numa 37 + 6.12-numa 36 + 6.12-rt 210
+	# = 1743; debug-user 892 + 6.1 710 + 7.2 257 = 1859).
 	lane_a= lane_b=
 	for l in $GUESTS; do
 		rm -f "$LOGS/guest-$l.out"
