@@ -13,11 +13,5 @@ mkdir -p "$OUTDIR"
 for f in Kbuild kmod include; do
 	cp -a -u "$top/$f" "$OUTDIR/"
 done
-# One job per CPU (make check builds for seven kernels, one after
-# another), unless a parent make already runs jobs of its own.
-case " ${MAKEFLAGS:-} " in
-*" -j"* | *jobserver*) jobs= ;;
-*) jobs=-j$(nproc) ;;
-esac
-# shellcheck disable=SC2086 # -jN or nothing
-exec make $jobs -C "$KDIR" M="$OUTDIR" W= "$@" modules
+# shellcheck disable=SC2046 # -jN or nothing
+exec make $("$top/scripts/make-jobs.sh") -C "$KDIR" M="$OUTDIR" W= "$@" modules

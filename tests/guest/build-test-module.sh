@@ -12,10 +12,5 @@ mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)	# kbuild needs an absolute M=
 # Copy only what changed so kbuild's own dependency tracking stays valid.
 cp -a -u "$top/tests/kmod/." "$OUTDIR/"
-# A job per CPU unless a parent make runs jobs (as scripts/build-module.sh)
-case " ${MAKEFLAGS:-} " in
-*" -j"* | *jobserver*) jobs= ;;
-*) jobs=-j$(nproc) ;;
-esac
-# shellcheck disable=SC2086 # -jN or nothing
-exec make $jobs -C "$KDIR" M="$OUTDIR" MEMTRACE_TOP="$top" W= "$@" modules
+# shellcheck disable=SC2046 # -jN or nothing
+exec make $("$top/scripts/make-jobs.sh") -C "$KDIR" M="$OUTDIR" MEMTRACE_TOP="$top" W= "$@" modules
