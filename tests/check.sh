@@ -263,6 +263,15 @@ if wants unit; then
 			comment_tail "$log"
 		fi
 	fi
+	# The guests' time-out report, in their shell (busybox ash).
+	log=$LOGS/unit-stuck.log
+	timeout -k 10 120 tests/guest/test-stuck.sh </dev/null 2>&1 |
+		tee "$log" | stream "unit: time-out report"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ] && ! grep -Eq '^not ok( |$)' "$log"; then
+		tap "not ok - unit: time-out report: tests/guest/test-stuck.sh exited $rc"
+		comment_tail "$log"
+	fi
 fi
 
 # -------------------------------------------------------------- b. build

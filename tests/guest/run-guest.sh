@@ -316,6 +316,7 @@ sorted=$(printf '%s\n' "${scripts[@]}" | LC_ALL=C sort | tr '\n' ' ')
 	printf 'MTT_TIMEOUT_SCALE=%s\n' "$SCALE"
 } >"$root/etc/mtt.conf"
 cp "$here/init.sh" "$root/init"
+cp "$here/stuck.sh" "$root/stuck.sh"
 chmod 0755 "$root/init"
 
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
