@@ -12,7 +12,7 @@
 #   make install         install module, reader, man page and udev rule on this
 #                        host (DESTDIR: into a staging root instead)
 #   make dkms-install    build and install the module through DKMS, for every
-#                        kernel with headers, signed for Secure Boot (README)
+#                        kernel with headers, signed for Secure Boot (docs/install.md)
 #
 # MEMTRACE_WERROR=1 makes warnings errors (module and reader); make check
 # sets it.  Without it (make, make install, DKMS) warnings are printed only.
