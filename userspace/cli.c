@@ -1056,6 +1056,13 @@ static const struct cli_opt *refused(const struct cli_state *s, const char *cons
 	return NULL;
 }
 
+const char *cli_option_name(size_t i, bool short_name)
+{
+	if (i >= NR_OPTS)
+		return NULL;
+	return short_name ? cli_opts[i].shortopt : cli_opts[i].longopt;
+}
+
 static const char *mode_option(int mode)
 {
 	for (size_t i = 0; i < NR_OPTS; i++)
