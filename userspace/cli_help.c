@@ -95,10 +95,12 @@ static void usage_synopsis(FILE *out, const char *prog)
 		put_word(out, buf + !first, strlen(buf + !first), &col, 7);
 		first = false;
 	}
-	for (size_t i = 0; i < cli_nr_opts; i++) {
-		const struct cli_opt *opt = &cli_opts[i];
+	/* Section by section, as the help below (the table's order is the checks'). */
+	for (size_t n = 0; n < NR_GROUPS * cli_nr_opts; n++) {
+		const struct cli_opt *opt = &cli_opts[n % cli_nr_opts];
 
-		if (opt->set == cli_set_mode || opt->set == cli_set_usdt)
+		if (opt->group != n / cli_nr_opts || opt->set == cli_set_mode ||
+		    opt->set == cli_set_usdt)
 			continue;
 		buf[0] = '[';
 		opt_synopsis(buf + 1, sizeof(buf) - 3, opt, false);
