@@ -29,13 +29,16 @@
 #define FILTER_P	.as_pressure = "an allocation filter"
 #define ALLOC_G		.as_growth = "an allocation option"
 
-static cli_set_fn set_flag, set_action,
-	set_command, set_obj, set_unwind, set_returns, set_sort, set_cache, set_by_comm,
-	set_by_cgroup, set_module, set_events, set_format, set_file, set_symbols_prefix;
+static cli_set_fn set_flag, set_action, set_command, set_obj, set_unwind, set_returns, set_sort,
+	set_cache, set_by_comm, set_by_cgroup, set_module, set_events, set_format, set_file,
+	set_symbols_prefix;
 
 /*
- * The table.  Its order is the order in which a mode names the options
- * it refuses when several are given (the first refused one is named).
+ * The table.  A row's .modes is the whole of which modes take it (what
+ * a mode refuses is what is not in it).  Its order is --help's within a
+ * section, and the order in which the leak modes name what they refuse
+ * when several options are given (cli.c's *_order lists give the other
+ * modes' orders, which were different).
  */
 const struct cli_opt cli_opts[] = {
 	{ "-h", "--help", no_argument, .set = set_action, .mode = MT_ACTION_HELP, .group = G_GENERAL, .modes = M_ALL,
@@ -93,7 +96,7 @@ const struct cli_opt cli_opts[] = {
 		  "trace(8); hits by user stack at the end (semaphores are set while traced).  "
 		  "These six growth modes: -p/-c one process, else system-wide; --by-comm, "
 		  "--by-cgroup select callers; -T stacks"},
-	/* Its modes are checked with the mode: --mmap and --shm (cli_parse). */
+	/* --mmap and --shm only: checked with the mode (choose_mode, check_growth). */
 	{ NULL, "--stacks", no_argument, FLAG(stacks), .group = G_MODES, .modes = M_ALL,
 	  .help = "with --mmap or --shm: by user stack (see them)"},
 	/* -p and -c choose the mode (user, or a growth mode's process): cli_parse. */
@@ -335,7 +338,10 @@ bool cli_is_growth_mode(int mode)
 	return (1u << mode) & (M_GROWTH & ~(M_MMAP_STACKS | M_SHM_STACKS));
 }
 
-/* Which mode wins is decided when all are known (cli_parse); growth modes exclude each other. */
+/*
+ * Which mode wins is decided when all are known (cli.c: choose_mode);
+ * growth modes exclude each other at once.
+ */
 SETTER(cli_set_mode, arg)
 {
 	if (cli_is_growth_mode(opt->mode)) {

@@ -516,7 +516,7 @@ static void test_man_page(void)
 			known = !strcmp(n, cli_option_name(j, false)) ||
 				(cli_option_name(j, true) && !strcmp(n, cli_option_name(j, true)));
 		if (!known && ++unknown)
-			diag("the man page documents %s, which cli.c does not have", n);
+			diag("the man page documents %s, which the option table (cli_opts.c) does not have", n);
 	}
 	check(count > 50 && !missing && !unknown, "cli: the man page's OPTIONS are the table's "
 	      "(%u names; %u missing, %u unknown)", count, missing, unknown);
