@@ -351,13 +351,17 @@ static int check_leaks(const struct cli_state *s, struct mt_err *err)
 	if (kernel_leaks && slab &&
 	    (!opt || ((opt->modes & M(KERNEL_LEAKS)) && !slab_reason(opt))))
 		return mt_errf(err, EINVAL, "--kernel-leaks and --slab are different modes: choose one");
-	if (opt)
+	/* -p/-c name -P and --cache before the two ways of choosing one below, the rest after. */
+	if (opt && !(o->mode == MT_MODE_USER && strcmp(opt->longopt, "--percpu") &&
+		     strcmp(opt->longopt, "--cache")))
 		return refuse_leak(o, opt, err);
 	if (o->show_allocs && o->combined_only)
 		return mt_errf(err, EINVAL,
 			       "-a shows individual allocations and -C only combined statistics: choose one");
 	if (o->sample_every && o->sample_bytes)
 		return mt_errf(err, EINVAL, "-s and --sample-bytes are two ways of sampling: choose one");
+	if (opt)
+		return refuse_leak(o, opt, err);
 	if (o->events && o->percpu)
 		return mt_errf(err, EINVAL, "-P is --events percpu: choose one");
 	if (o->max_size && o->min_size > o->max_size)
