@@ -8,6 +8,7 @@
 #define MEMTRACE_READ_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <wordexp.h>
@@ -147,6 +148,13 @@ int cli_parse(int argc, char **argv, struct mt_options *o, struct mt_err *err);
 void cli_free(struct mt_options *o);
 
 void cli_usage(FILE *out, const char *prog);
+
+/*
+ * The i-th option of the table: its long name ("--trace") or, with
+ * short_name, its short one ("-t", NULL if it has none).  NULL past the
+ * last (the man page test walks them).
+ */
+const char *cli_option_name(size_t i, bool short_name);
 
 /* The option of a growth mode (--mmap, --brk, --shm, --faults, --ffaults). */
 const char *cli_growth_option(enum mt_mode m);

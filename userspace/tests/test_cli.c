@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Option parsing: defaults, memleak's options, and every rejected value. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_dump.h"
 #include "harness.h"
 #include "session.h"
 
@@ -296,8 +298,13 @@ static void test_formats(void)
 	      "cli: --usdt --json: records in place of the text");
 }
 
+static void test_corpus(void);
+static void test_man_page(void);
+
 void cli_tests(void)
 {
+	test_corpus();
+	test_man_page();
 	test_formats();
 	EXPECT_ERROR("--folded and --json cannot both go to stdout", "--folded", "--json");
 	EXPECT_ERROR("--json=: needs a file name", "--json=");
@@ -386,4 +393,132 @@ void cli_tests(void)
 	EXPECT_ERROR("cannot specify both -p and a command", "-p", "1", "-c", "ls");
 	EXPECT_ERROR("cannot be combined with --slab", "--slab", "-p", "1");
 	EXPECT_ERROR("invalid PID (-p) 'self'", "-p", "self");
+}
+
+/*
+ * The corpus (fixtures/cli-corpus.txt): about 1,450 command lines, each
+ * with what the parser made of it before the option table; every one
+ * must still parse to the same fields, or fail with the same message.
+ */
+static void test_corpus(void)
+{
+	FILE *f = fopen(fixture_path("cli-corpus.txt"), "r");
+	char line[4096], want[4096], got[4096];
+	unsigned int cases = 0, differ = 0;
+
+	if (!check(f != NULL, "cli corpus: %s opens", fixture_path("cli-corpus.txt")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *args[128] = { "memtrace-read" }, *p = line + 2;
+		struct mt_options o;
+		struct mt_err e;
+		FILE *m;
+		int n = 1, r;
+
+		if (strncmp(line, "$ ", 2) || !fgets(want, sizeof(want), f) ||
+		    strncmp(want, "> ", 2))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		for (char *tab; line[2] && n < 127; p = tab + 1) {	/* "" is an argument too */
+			args[n++] = p;
+			tab = strchr(p, '\t');
+			if (!tab)
+				break;
+			*tab = '\0';
+		}
+		args[n] = NULL;
+		r = parse(n, args, &o, &e);
+		m = fmemopen(got, sizeof(got), "w");
+		cli_dump(m, r, &o, &e);
+		fclose(m);
+		cli_free(&o);
+		cases++;
+		if (strcmp(got, want + 2) && differ++ < 5)
+			diag("%s\n#   was: %s#   now: %s", line + 2, want + 2, got);
+	}
+	fclose(f);
+	check(cases > 1000 && !differ, "cli: %u command lines of the corpus parse as before "
+	      "(%u differ)", cases, differ);
+}
+
+/*
+ * Options named in the man page's OPTIONS headers (the lines after .TP),
+ * as "--name" and "-x", NUL-separated into names; returns the count.
+ */
+static unsigned int man_options(const char *man, char *names, size_t len)
+{
+	const char *sec = strstr(man, "\n.SH OPTIONS\n"), *end;
+	unsigned int count = 0;
+	char *out = names;
+
+	end = sec ? strstr(sec + 1, "\n.SH ") : NULL;
+	for (const char *p = sec; p && p < end && (p = strstr(p, "\n.TP\n")) && p < end; p += 4) {
+		const char *h = p + 5, *eol = strchr(h, '\n');
+		char word[64];
+		size_t w = 0;
+
+		/* "\-" is groff's minus; a name is letters, digits and '-', up to '='. */
+		for (const char *c = h; c <= eol; c++) {
+			if (c[0] == '\\' && c[1] == '-') {
+				word[w < 63 ? w++ : w] = '-';
+				c++;
+				continue;
+			}
+			if (c < eol && w && w < 63 && (isalnum((unsigned char)*c) || *c == '-')) {
+				word[w++] = *c;
+				continue;
+			}
+			word[w] = '\0';
+			if ((w > 2 && word[0] == '-' && word[1] == '-') ||
+			    (w == 2 && word[0] == '-' && isalpha((unsigned char)word[1]))) {
+				if ((size_t)(out - names) + w + 1 < len) {
+					memcpy(out, word, w + 1);
+					out += w + 1;
+					count++;
+				}
+			}
+			w = 0;
+		}
+	}
+	return count;
+}
+
+static bool in_names(const char *names, unsigned int count, const char *name)
+{
+	for (unsigned int i = 0; i < count; i++, names += strlen(names) + 1)
+		if (!strcmp(names, name))
+			return true;
+	return false;
+}
+
+/* The man page documents every option of the table, and no other. */
+static void test_man_page(void)
+{
+	const char *path = fixture_path("../../../docs/memtrace-read.8");
+	char *man = read_file(path, NULL), names[8192];
+	unsigned int count, missing = 0, unknown = 0;
+	const char *n = names;
+
+	if (!check(man != NULL, "cli: the man page %s reads", path))
+		return;
+	count = man_options(man, names, sizeof(names));
+	for (size_t i = 0; cli_option_name(i, false); i++)
+		for (int s = 0; s < 2; s++) {
+			const char *name = cli_option_name(i, s);
+
+			if (name && !in_names(names, count, name) && ++missing)
+				diag("%s is not in the man page's OPTIONS", name);
+		}
+	for (unsigned int i = 0; i < count; i++, n += strlen(n) + 1) {
+		bool known = false;
+
+		for (size_t j = 0; cli_option_name(j, false) && !known; j++)
+			known = !strcmp(n, cli_option_name(j, false)) ||
+				(cli_option_name(j, true) && !strcmp(n, cli_option_name(j, true)));
+		if (!known && ++unknown)
+			diag("the man page documents %s, which the option table (cli_opts.c) does not have", n);
+	}
+	check(count > 50 && !missing && !unknown, "cli: the man page's OPTIONS are the table's "
+	      "(%u names; %u missing, %u unknown)", count, missing, unknown);
+	free(man);
 }
