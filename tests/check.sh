@@ -267,7 +267,7 @@ if wants unit; then
 	# The directories whose include graph is kept free of cycles (a.c or
 	# a.h including b.h is an edge a->b); one ok/not ok line each, the
 	# cycles and their edges in the comments after a not ok.
-	INCLUDE_ACYCLIC="userspace"
+	INCLUDE_ACYCLIC="userspace kmod"
 	if [ -n "$INCLUDE_ACYCLIC" ]; then
 		# shellcheck disable=SC2086 # a list of directories
 		python3 scripts/include-cycles.py $INCLUDE_ACYCLIC 2>&1 |
