@@ -273,6 +273,80 @@ static void mt_tp_percpu_alloc(void *data, bool reserved, bool is_atomic,	\
 #endif
 
 /*
+ * The other pressure tracepoints whose prototypes differ (probed): each
+ * probe's arguments, whatever the kernel passes.
+ * - mm_vmscan_{direct,memcg}_reclaim_begin/end: 7.x passes the memcg
+ *   too, and begin (gfp, order) for (order, gfp): MT_TP_RECLAIM_*_ARGS.
+ * - mm_vmscan_lru_isolate: 6.1 passes the isolate mode before the LRU,
+ *   6.4 dropped it: MT_TP_LRU_ISOLATE_ARGS.
+ * - mm_shrink_slab_start/end: 7.x passes the memcg last:
+ *   MT_TP_SHRINK_SLAB_*_ARGS.
+ * - mm_migrate_pages: 6.12 passes the large folios split before the
+ *   mode: MT_TP_MIGRATE_ARGS, and MT_TP_MIGRATE_LARGE_SPLIT their number
+ *   (0 where it is not passed).
+ * None of the arguments a kernel adds is used.
+ */
+#ifdef MEMTRACE_HAVE_VMSCAN_RECLAIM_BEGIN_MEMCG
+#define MT_TP_RECLAIM_BEGIN_ARGS	void *data, gfp_t gfp, int order, struct mem_cgroup *memcg
+#else
+#define MT_TP_RECLAIM_BEGIN_ARGS	void *data, int order, gfp_t gfp
+#endif
+#ifdef MEMTRACE_HAVE_VMSCAN_RECLAIM_END_MEMCG
+#define MT_TP_RECLAIM_END_ARGS		void *data, unsigned long nr_reclaimed,		\
+					struct mem_cgroup *memcg
+#else
+#define MT_TP_RECLAIM_END_ARGS		void *data, unsigned long nr_reclaimed
+#endif
+
+#ifdef MEMTRACE_HAVE_LRU_ISOLATE_MODE
+#define MT_TP_LRU_ISOLATE_ARGS							\
+	void *data, int highest_zoneidx, int order,				\
+	unsigned long nr_requested, unsigned long nr_scanned,			\
+	unsigned long nr_skipped, unsigned long nr_taken,			\
+	isolate_mode_t isolate_mode, int lru
+#else
+#define MT_TP_LRU_ISOLATE_ARGS							\
+	void *data, int highest_zoneidx, int order,				\
+	unsigned long nr_requested, unsigned long nr_scanned,			\
+	unsigned long nr_skipped, unsigned long nr_taken, int lru
+#endif
+
+#ifdef MEMTRACE_HAVE_SHRINK_SLAB_MEMCG
+#define MT_TP_SHRINK_SLAB_START_ARGS						\
+	void *data, struct shrinker *shr, struct shrink_control *sc,		\
+	long nr_objects_to_shrink, unsigned long cache_items,			\
+	unsigned long long delta, unsigned long total_scan, int priority,	\
+	struct mem_cgroup *memcg
+#define MT_TP_SHRINK_SLAB_END_ARGS						\
+	void *data, struct shrinker *shr, int nid, int shrinker_retval,		\
+	long unused_scan_cnt, long new_scan_cnt, long total_scan,		\
+	struct mem_cgroup *memcg
+#else
+#define MT_TP_SHRINK_SLAB_START_ARGS						\
+	void *data, struct shrinker *shr, struct shrink_control *sc,		\
+	long nr_objects_to_shrink, unsigned long cache_items,			\
+	unsigned long long delta, unsigned long total_scan, int priority
+#define MT_TP_SHRINK_SLAB_END_ARGS						\
+	void *data, struct shrinker *shr, int nid, int shrinker_retval,		\
+	long unused_scan_cnt, long new_scan_cnt, long total_scan
+#endif
+
+#ifdef MEMTRACE_HAVE_MIGRATE_PAGES_LARGE_SPLIT
+#define MT_TP_MIGRATE_ARGS							\
+	void *data, unsigned long succeeded, unsigned long failed,		\
+	unsigned long thp_succeeded, unsigned long thp_failed,			\
+	unsigned long thp_split, unsigned long large_split,			\
+	enum migrate_mode mode, int reason
+#define MT_TP_MIGRATE_LARGE_SPLIT	large_split
+#else
+#define MT_TP_MIGRATE_ARGS							\
+	void *data, unsigned long succeeded, unsigned long failed,		\
+	unsigned long thp_succeeded, unsigned long thp_failed,			\
+	unsigned long thp_split, enum migrate_mode mode, int reason
+#define MT_TP_MIGRATE_LARGE_SPLIT	0
+#endif
+
+/*
  * Whether uprobes skips single-stepping the probed instruction when a
  * handler moved the ip (handle_swbp(): "take execution elsewhere"), as
  * a return site's probe does when it performs the ret itself

@@ -35,8 +35,8 @@
 
 #include "evring.h"
 #include "growth.h"
-#include "hooks.h"
-#include "tracer.h"
+#include "recorder.h"
+#include "session.h"
 #include "ustack.h"
 
 /* How the user stacks were walked (unwind.h: mt_unwind_count()). */

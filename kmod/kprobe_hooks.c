@@ -16,7 +16,7 @@
  *
  * The handlers run with preemption disabled (kretprobe return handlers in
  * the task that called, before its caller continues) and record through
- * the hooks' own guard (hooks.h).  A free-side probe is attached before
+ * the recorder's guard (recorder.h).  A free-side probe is attached before
  * the allocation side that depends on it, and an allocation side whose
  * free side could not be attached is left out: recording allocations
  * whose frees are never seen would report false leaks.  What a kernel
@@ -34,8 +34,8 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
-#include "hooks.h"
-#include "tracer.h"
+#include "kprobe_hooks.h"
+#include "recorder.h"
 
 /* A handler's per-call data, saved at entry for the return. */
 struct mt_kp_call {

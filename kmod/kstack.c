@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel stacks for the allocation hooks, and their memo; see kstack.h.
+ * Kernel stacks for the allocation hooks, and their memo; a kprobe's stack
+ * from its registers; see kstack.h.
  */
 #include <linux/hash.h>
 #include <linux/kallsyms.h>
@@ -12,6 +13,10 @@
 #include <linux/memtrace.h>
 
 #include "kstack.h"
+
+#ifdef MT_HAVE_REGS_UNWIND
+#include <asm/unwind.h>
+#endif
 
 /*
  * The tracepoint machinery between a probe and the code that traced: a
@@ -532,3 +537,44 @@ u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 }
 
 #endif /* MT_HAVE_KSTACK_MEMO */
+
+unsigned int mt_kstack_kprobe(struct pt_regs *regs, unsigned long fn, unsigned long fn_size,
+			      u64 *frames, unsigned int max)
+{
+#ifdef MT_HAVE_REGS_UNWIND
+	struct unwind_state st;
+	unsigned int n = 0;
+
+	max = min_t(unsigned int, max, MT_KSTACK_KPROBE_MAX);
+	if (!max)
+		return 0;
+	/* The probed function: unwind_start() from regs skips its frame. */
+	frames[n++] = instruction_pointer(regs);
+	for (unwind_start(&st, current, regs, NULL); !unwind_done(&st) && n < max;
+	     unwind_next_frame(&st)) {
+		unsigned long ip = unwind_get_return_address(&st);
+
+		if (!ip)
+			break;
+		frames[n++] = ip;
+	}
+	return n;
+#else
+	unsigned long buf[MT_KSTACK_KPROBE_MAX + 8];
+	unsigned int n, i, from = 0;
+
+	max = min_t(unsigned int, max, MT_KSTACK_KPROBE_MAX);
+	n = stack_trace_save(buf, ARRAY_SIZE(buf), 0);
+	/* Start at the probed function: the kprobe's own frames are noise. */
+	for (i = 0; i < n; i++) {
+		if (buf[i] - fn < fn_size) {
+			from = i;
+			break;
+		}
+	}
+	n = min_t(unsigned int, n - from, max);
+	for (i = 0; i < n; i++)
+		frames[i] = buf[from + i];
+	return n;
+#endif
+}

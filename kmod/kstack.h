@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel stacks for the allocation hooks: unwind, trim the tracing
- * machinery off, intern the rest in the stack table.
+ * machinery off, intern the rest in the stack table.  And a kprobe's
+ * stack from its registers (the OOM kill's trigger, pressure.c).
  *
  * An unwind costs far more than the rest of a hook, so on x86-64 with the
  * ORC unwinder a per-CPU memo spares most of them.  For an allocation site
@@ -29,6 +30,7 @@
 #define MEMTRACE_KSTACK_H
 
 #include <linux/module.h>
+#include <linux/ptrace.h>
 #include <linux/types.h>
 
 #include "compat.h"
@@ -84,5 +86,17 @@ static inline void mt_kstack_module_gone(struct mt_kstack *ks)
 #define MT_KSTACK_SLACK	16
 u32 mt_kstack_id(struct mt_kstack *ks, unsigned long *frames,
 		 unsigned long call_site, unsigned int depth, bool *memo_hit);
+
+/*
+ * The current task's stack in a kprobe's handler, from the probed
+ * function out, into frames (at most max, no more than
+ * MT_KSTACK_KPROBE_MAX): regs' ip, then the unwinder started from regs
+ * (MT_HAVE_REGS_UNWIND, compat.h); else the stack from the handler, cut
+ * at its first frame in [fn, fn + fn_size), the probed function.
+ * Returns the number of frames.
+ */
+#define MT_KSTACK_KPROBE_MAX	32
+unsigned int mt_kstack_kprobe(struct pt_regs *regs, unsigned long fn, unsigned long fn_size,
+			      u64 *frames, unsigned int max);
 
 #endif

@@ -52,12 +52,9 @@ struct compact_control;
 
 #include "compat.h"
 #include "evring.h"
+#include "kstack.h"
 #include "pressure.h"
 #include "tp.h"
-
-#ifdef MT_HAVE_REGS_UNWIND
-#include <asm/unwind.h>
-#endif
 
 /* Frames of the trigger's stack kept in an OOM record. */
 #define MT_OOM_FRAMES	32
@@ -130,42 +127,10 @@ MT_PR_HEAD_OK(struct memtrace_ev_migrate);
 static void mt_pr_oom_stack(struct memtrace_ev_oom_kill *r, u64 *frames,
 			    struct pt_regs *regs)
 {
-#ifdef MT_HAVE_REGS_UNWIND
-	struct unwind_state st;
-	unsigned int n = 0;
-
 	if (!mt_pr.kaddr)
 		return;
-	/* The probed function: unwind_start() from regs skips its frame. */
-	frames[n++] = instruction_pointer(regs);
-	for (unwind_start(&st, current, regs, NULL); !unwind_done(&st) && n < MT_OOM_FRAMES;
-	     unwind_next_frame(&st)) {
-		unsigned long ip = unwind_get_return_address(&st);
-
-		if (!ip)
-			break;
-		frames[n++] = ip;
-	}
-	r->nr_frames = n;
-#else
-	unsigned long buf[MT_OOM_FRAMES + 8];
-	unsigned int n, i, from = 0;
-
-	if (!mt_pr.kaddr)
-		return;
-	n = stack_trace_save(buf, ARRAY_SIZE(buf), 0);
-	/* Start at oom_kill_process(): the kprobe's own frames are noise. */
-	for (i = 0; i < n; i++) {
-		if (buf[i] - mt_pr.oom_fn < mt_pr.oom_fn_size) {
-			from = i;
-			break;
-		}
-	}
-	n = min_t(unsigned int, n - from, MT_OOM_FRAMES);
-	for (i = 0; i < n; i++)
-		frames[i] = buf[from + i];
-	r->nr_frames = n;
-#endif
+	r->nr_frames = mt_kstack_kprobe(regs, mt_pr.oom_fn, mt_pr.oom_fn_size, frames,
+					MT_OOM_FRAMES);
 }
 
 /* The ABI's name for the kernel's enum oom_constraint, which may change. */
@@ -282,34 +247,22 @@ static void mt_pr_reclaim(u16 type, u32 flags_ev, int order, gfp_t gfp,
 	mt_evring_commit(er, r, flags);
 }
 
-/* 7.x: (gfp, order, memcg) and (nr_reclaimed, memcg); the memcg is not used. */
-#ifdef MEMTRACE_HAVE_VMSCAN_RECLAIM_BEGIN_MEMCG
-#define MT_RECLAIM_BEGIN_ARGS	void *data, gfp_t gfp, int order, struct mem_cgroup *memcg
-#else
-#define MT_RECLAIM_BEGIN_ARGS	void *data, int order, gfp_t gfp
-#endif
-#ifdef MEMTRACE_HAVE_VMSCAN_RECLAIM_END_MEMCG
-#define MT_RECLAIM_END_ARGS	void *data, unsigned long nr_reclaimed, struct mem_cgroup *memcg
-#else
-#define MT_RECLAIM_END_ARGS	void *data, unsigned long nr_reclaimed
-#endif
-
-static void mt_pr_direct_begin(MT_RECLAIM_BEGIN_ARGS)
+static void mt_pr_direct_begin(MT_TP_RECLAIM_BEGIN_ARGS)
 {
 	mt_pr_reclaim(MEMTRACE_EVT_RECLAIM_BEGIN, 0, order, gfp, 0);
 }
 
-static void mt_pr_direct_end(MT_RECLAIM_END_ARGS)
+static void mt_pr_direct_end(MT_TP_RECLAIM_END_ARGS)
 {
 	mt_pr_reclaim(MEMTRACE_EVT_RECLAIM_END, 0, 0, 0, nr_reclaimed);
 }
 
-static void mt_pr_memcg_begin(MT_RECLAIM_BEGIN_ARGS)
+static void mt_pr_memcg_begin(MT_TP_RECLAIM_BEGIN_ARGS)
 {
 	mt_pr_reclaim(MEMTRACE_EVT_RECLAIM_BEGIN, MEMTRACE_RECLAIM_MEMCG, order, gfp, 0);
 }
 
-static void mt_pr_memcg_end(MT_RECLAIM_END_ARGS)
+static void mt_pr_memcg_end(MT_TP_RECLAIM_END_ARGS)
 {
 	mt_pr_reclaim(MEMTRACE_EVT_RECLAIM_END, MEMTRACE_RECLAIM_MEMCG, 0, 0, nr_reclaimed);
 }
@@ -382,24 +335,11 @@ static void mt_pr_lru_isolate_rec(int highest_zoneidx, int order, unsigned long 
 	mt_evring_commit(er, r, flags);
 }
 
-#ifdef MEMTRACE_HAVE_LRU_ISOLATE_MODE
-static void mt_pr_lru_isolate(void *data, int highest_zoneidx, int order,
-			      unsigned long nr_requested, unsigned long nr_scanned,
-			      unsigned long nr_skipped, unsigned long nr_taken,
-			      isolate_mode_t isolate_mode, int lru)
+static void mt_pr_lru_isolate(MT_TP_LRU_ISOLATE_ARGS)
 {
 	mt_pr_lru_isolate_rec(highest_zoneidx, order, nr_requested, nr_scanned, nr_skipped,
 			      nr_taken, lru);
 }
-#else
-static void mt_pr_lru_isolate(void *data, int highest_zoneidx, int order,
-			      unsigned long nr_requested, unsigned long nr_scanned,
-			      unsigned long nr_skipped, unsigned long nr_taken, int lru)
-{
-	mt_pr_lru_isolate_rec(highest_zoneidx, order, nr_requested, nr_scanned, nr_skipped,
-			      nr_taken, lru);
-}
-#endif
 
 static void mt_pr_lru_inactive(void *data, int nid, unsigned long nr_scanned,
 			       unsigned long nr_reclaimed, struct reclaim_stat *stat,
@@ -469,28 +409,7 @@ static struct memtrace_ev_shrink_slab *mt_pr_slab_rec(struct mt_evring **erp, u1
 	return r;
 }
 
-/* 7.x: both with the memcg last; not used. */
-#ifdef MEMTRACE_HAVE_SHRINK_SLAB_MEMCG
-#define MT_SHRINK_SLAB_START_ARGS						\
-	void *data, struct shrinker *shr, struct shrink_control *sc,		\
-	long nr_objects_to_shrink, unsigned long cache_items,			\
-	unsigned long long delta, unsigned long total_scan, int priority,	\
-	struct mem_cgroup *memcg
-#define MT_SHRINK_SLAB_END_ARGS							\
-	void *data, struct shrinker *shr, int nid, int shrinker_retval,		\
-	long unused_scan_cnt, long new_scan_cnt, long total_scan,		\
-	struct mem_cgroup *memcg
-#else
-#define MT_SHRINK_SLAB_START_ARGS						\
-	void *data, struct shrinker *shr, struct shrink_control *sc,		\
-	long nr_objects_to_shrink, unsigned long cache_items,			\
-	unsigned long long delta, unsigned long total_scan, int priority
-#define MT_SHRINK_SLAB_END_ARGS							\
-	void *data, struct shrinker *shr, int nid, int shrinker_retval,		\
-	long unused_scan_cnt, long new_scan_cnt, long total_scan
-#endif
-
-static void mt_pr_slab_start(MT_SHRINK_SLAB_START_ARGS)
+static void mt_pr_slab_start(MT_TP_SHRINK_SLAB_START_ARGS)
 {
 	struct memtrace_ev_shrink_slab *r;
 	struct mt_evring *er;
@@ -507,7 +426,7 @@ static void mt_pr_slab_start(MT_SHRINK_SLAB_START_ARGS)
 	mt_evring_commit(er, r, flags);
 }
 
-static void mt_pr_slab_end(MT_SHRINK_SLAB_END_ARGS)
+static void mt_pr_slab_end(MT_TP_SHRINK_SLAB_END_ARGS)
 {
 	struct memtrace_ev_shrink_slab *r;
 	struct mt_evring *er;
@@ -744,24 +663,11 @@ static void mt_pr_migrate_start(void *data, enum migrate_mode mode, int reason)
 	mt_pr_migrate(MEMTRACE_EVT_MIGRATE_BEGIN, mode, reason, 0, 0, 0, 0, 0, 0);
 }
 
-#ifdef MEMTRACE_HAVE_MIGRATE_PAGES_LARGE_SPLIT
-static void mt_pr_migrate_end(void *data, unsigned long succeeded, unsigned long failed,
-			      unsigned long thp_succeeded, unsigned long thp_failed,
-			      unsigned long thp_split, unsigned long large_split,
-			      enum migrate_mode mode, int reason)
+static void mt_pr_migrate_end(MT_TP_MIGRATE_ARGS)
 {
 	mt_pr_migrate(MEMTRACE_EVT_MIGRATE_END, mode, reason, succeeded, failed, thp_succeeded,
-		      thp_failed, thp_split, large_split);
+		      thp_failed, thp_split, MT_TP_MIGRATE_LARGE_SPLIT);
 }
-#else
-static void mt_pr_migrate_end(void *data, unsigned long succeeded, unsigned long failed,
-			      unsigned long thp_succeeded, unsigned long thp_failed,
-			      unsigned long thp_split, enum migrate_mode mode, int reason)
-{
-	mt_pr_migrate(MEMTRACE_EVT_MIGRATE_END, mode, reason, succeeded, failed, thp_succeeded,
-		      thp_failed, thp_split, 0);
-}
-#endif
 
 MT_IF_TP_MIGRATE_START(MT_CHECK_PROBE(mm_migrate_pages_start, mt_pr_migrate_start))
 MT_CHECK_PROBE(mm_migrate_pages, mt_pr_migrate_end)

@@ -20,6 +20,7 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
+#include "kprobe_hooks.h"
 #include "sampling.h"
 #include "tracer.h"
 #include "uprobes.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tracing session: configuration, start, stop, clear; see tracer.h.
+ * The tracing session's control: configuration, start, stop, clear, and
+ * attaching the event sources; see tracer.h.  Its state: session.c.
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
@@ -18,17 +19,13 @@
 #include <linux/timekeeping.h>
 
 #include "growth.h"
+#include "hooks.h"
+#include "kprobe_hooks.h"
 #include "usdt.h"
 #include "pressure.h"
 #include "sampling.h"
 #include "tracer.h"
 #include "uprobes.h"
-
-DEFINE_PER_CPU(struct mt_pcpu_fast, mt_fastpath);
-
-struct mt_state mt = {
-	.lock = __MUTEX_INITIALIZER(mt.lock),
-};
 
 /* Table sizes; the tables are allocated by the first start, not at load. */
 static uint live_entries = 1U << 20;
@@ -53,41 +50,6 @@ MODULE_PARM_DESC(evring_pages, "Pages of each CPU's event ring, unless the reade
 static uint stat_slots = 1U << 15;
 module_param(stat_slots, uint, 0444);
 MODULE_PARM_DESC(stat_slots, "Per-CPU (stack, cache) counter slots (default 32768)");
-
-void mt_lock(void)
-{
-	mutex_lock(&mt.lock);
-	WRITE_ONCE(mt.self, current);
-}
-
-void mt_unlock(void)
-{
-	WRITE_ONCE(mt.self, NULL);
-	mutex_unlock(&mt.lock);
-}
-
-void mt_view_init(struct mt_view *v)
-{
-	struct pid_namespace *ns = task_active_pid_ns(current);
-
-	/* As kallsyms shows addresses (kptr_restrict 1): CAP_SYSLOG, unaudited. */
-	v->kaddr = ns_capable_noaudit(&init_user_ns, CAP_SYSLOG);
-	v->pid_ns = ns == &init_pid_ns ? NULL : ns;
-}
-
-u32 mt_view_pid(const struct mt_view *v, u32 pid)
-{
-	struct pid *p;
-	u32 nr;
-
-	if (!v->pid_ns || !pid)
-		return pid;
-	rcu_read_lock();
-	p = find_pid_ns(pid, &init_pid_ns);
-	nr = p ? pid_nr_ns(p, v->pid_ns) : 0;
-	rcu_read_unlock();
-	return nr;
-}
 
 /*
  * Module code is freed: its init text once init is done, all of it when
@@ -226,18 +188,6 @@ u32 mt_available_events(void)
 {
 	return mt_kernel_events() | mt_user_available() | mt_pressure_available() |
 	       mt_growth_available() | mt_usdt_available();
-}
-
-struct mt_evring *mt_evring_get_current(void)
-{
-	struct mt_evring *er;
-
-	spin_lock(&mt.evring_lock);
-	er = mt.evring;
-	if (er)
-		mt_evring_get(er);
-	spin_unlock(&mt.evring_lock);
-	return er;
 }
 
 /* The session lets go of its event rings (mappings keep theirs); under lock. */

@@ -47,7 +47,7 @@
 
 #include "calltab.h"
 #include "compat.h"
-#include "hooks.h"
+#include "recorder.h"
 #include "tp.h"
 #include "unwind.h"
 #include "uprobes.h"

@@ -40,8 +40,8 @@
 
 #include "compat.h"
 #include "evring.h"
-#include "hooks.h"
-#include "tracer.h"
+#include "recorder.h"
+#include "session.h"
 #include "unwind.h"
 #include "usdt.h"
 

@@ -7,7 +7,8 @@
 # the run goes on with whatever does not depend on it.
 #
 # Stages:
-#   unit    make -C userspace test (host unit tests)
+#   unit    make -C userspace test (host unit tests); scripts/include-cycles.py:
+#           no cycle in the include graph within each of INCLUDE_ACYCLIC
 #   build   memtrace-read; memtrace.ko + tests/kmod for the newest Debian
 #           6.1, 6.12 and 6.12 PREEMPT_RT kernels (and memtrace.ko for 6.1
 #           sparse-clean and with -Wframe-larger-than=1024, warnings
@@ -271,6 +272,20 @@ if wants unit; then
 	if [ "$rc" -ne 0 ] && ! grep -Eq '^not ok( |$)' "$log"; then
 		tap "not ok - unit: time-out report: tests/guest/test-stuck.sh exited $rc"
 		comment_tail "$log"
+	fi
+	# The directories whose include graph is kept free of cycles (a.c or
+	# a.h including b.h is an edge a->b); one ok/not ok line each, the
+	# cycles and their edges in the comments after a not ok.
+	INCLUDE_ACYCLIC="userspace kmod"
+	if [ -n "$INCLUDE_ACYCLIC" ]; then
+		# shellcheck disable=SC2086 # a list of directories
+		python3 scripts/include-cycles.py $INCLUDE_ACYCLIC 2>&1 |
+			tee "$LOGS/include-cycles.log" | stream unit
+		rc=${PIPESTATUS[0]}
+		if [ "$rc" -ne 0 ] && ! grep -Eq '^not ok( |$)' "$LOGS/include-cycles.log"; then
+			tap "not ok - unit: scripts/include-cycles.py exited $rc"
+			comment_tail "$LOGS/include-cycles.log"
+		fi
 	fi
 fi
 

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "evjson.h"
-#include "pressure.h"
+#include "util.h"
 
 void compaction_init(struct compaction *c)
 {
@@ -94,7 +94,7 @@ static void on_end(struct compaction *c, const struct memtrace_ev_compact *r, ti
 	bool direct = r->flags & MEMTRACE_COMPACT_DIRECT, paired = e != NULL;
 	uint64_t ns = 0;
 
-	pressure_comm(comm, r->comm);
+	mt_comm(comm, r->comm);
 	if (e) {
 		ns = r->ts_ns > e->v[0] ? r->ts_ns - e->v[0] : 0;
 		pidtab_del(&c->open, e);
@@ -135,7 +135,7 @@ static void on_end(struct compaction *c, const struct memtrace_ev_compact *r, ti
 	}
 	if (!out && !c->json)
 		return;
-	pressure_hms(when, hms, sizeof(hms));
+	mt_hms(when, hms, sizeof(hms));
 	if (c->json) {
 		json_t *rec = evjson_record("compaction", "run", hms);
 
@@ -197,7 +197,7 @@ void compaction_account(struct compaction *c, const struct memtrace_ev_hdr *h, t
 			char comm[MEMTRACE_COMM_LEN + 1];
 			struct compaction_staller *s;
 
-			pressure_comm(comm, r->comm);
+			mt_comm(comm, r->comm);
 			/* Past the table: in direct_calls only. */
 			s = staller_of(c, r->pid, comm);
 			if (s)

@@ -28,7 +28,7 @@
 #include "evjson.h"
 #include "evreader.h"
 #include "fmt.h"
-#include "pressure.h"
+#include "util.h"
 #include "report.h"
 #include "rmodel.h"
 #include "spawn.h"
@@ -1084,7 +1084,7 @@ static void report(struct growth *g)
 	time_t now = time(NULL);
 	struct mt_err err;
 
-	pressure_hms(now, hms, sizeof(hms));
+	mt_hms(now, hms, sizeof(hms));
 	/* --shm --stacks: the text and --json have each call already. */
 	if (g->text && !shm_counts(g->o))
 		text_report(g, hms);
@@ -1105,7 +1105,7 @@ static void emit_call(struct growth *g, const struct memtrace_ev_syscall *r, uin
 	json_t *rec;
 	char hms[16];
 
-	pressure_hms(when, hms, sizeof(hms));
+	mt_hms(when, hms, sizeof(hms));
 	rec = growth_call_json(r, evjson_mode_name(g->o->mode), hms);
 	if (rec && g->o->stacks &&
 	    json_object_set_new(rec, "frames", stack_json(g, r->pid, (const uint64_t *)(r + 1), nr))) {
@@ -1135,7 +1135,7 @@ static void on_usdt(struct growth *g, const struct memtrace_ev_usdt *r)
 		time_t when = (time_t)(((int64_t)r->ts_ns + g->mono_to_real_ns) / 1000000000LL);
 		char hms[16];
 
-		pressure_hms(when, hms, sizeof(hms));
+		mt_hms(when, hms, sizeof(hms));
 		evjson_emit(g->json.f, usdt_hit_json(r, site, g->usdt_label, g->start_ns, hms));
 	}
 	g->arg_faults += r->arg_faults != 0;
@@ -1260,7 +1260,7 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 		report_unwind(g->text, &st.unwind);
 	if (!g->json.f)
 		return;
-	pressure_hms(now, hms, sizeof(hms));
+	mt_hms(now, hms, sizeof(hms));
 	rec = evjson_record(evjson_mode_name(g->o->mode), "totals", hms);
 	/* As the text's Missed: line says it: --usdt's has its own terms. */
 	if (g->o->mode == MT_MODE_USDT)

@@ -4,7 +4,7 @@
  * half full; never shrunk: it lives as long as its snapshot.
  */
 #include "kfmemo.h"
-#include "rmodel.h"
+#include "rmframe.h"
 
 #include <errno.h>
 #include <stdbool.h>

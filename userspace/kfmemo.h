@@ -15,7 +15,8 @@
 
 #include <stdint.h>
 
-struct rm_frame;
+#include "rmframe.h"
+
 struct kfmemo;
 
 struct kfmemo *kfmemo_new(void);

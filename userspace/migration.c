@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "evjson.h"
-#include "pressure.h"
+#include "util.h"
 
 void migration_init(struct migration *m)
 {
@@ -71,7 +71,7 @@ static struct migration_task *task_of(struct migration *m, const struct memtrace
 {
 	char comm[MEMTRACE_COMM_LEN + 1];
 
-	pressure_comm(comm, r->comm);
+	mt_comm(comm, r->comm);
 	for (unsigned int i = 0; i < m->nr_tasks; i++)
 		if (m->tasks[i].pid == r->pid && !strcmp(m->tasks[i].comm, comm))
 			return &m->tasks[i];

@@ -67,20 +67,6 @@ static const char *constraint_name(uint32_t c)
 	}
 }
 
-void pressure_comm(char *dst, const char *src)
-{
-	memcpy(dst, src, MEMTRACE_COMM_LEN);
-	dst[MEMTRACE_COMM_LEN] = '\0';
-}
-
-void pressure_hms(time_t when, char *buf, size_t len)
-{
-	struct tm tm;
-
-	if (!localtime_r(&when, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
-		snprintf(buf, len, "??:??:??");
-}
-
 void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, time_t when,
 			     const char *memcg, struct ksyms *ks)
 {
@@ -88,9 +74,9 @@ void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, ti
 	const uint64_t *frames = (const uint64_t *)(r + 1);
 	uint32_t nr = r->nr_frames;
 
-	pressure_comm(trig, r->trigger_comm);
-	pressure_comm(vict, r->victim_comm);
-	pressure_hms(when, hms, sizeof(hms));
+	mt_comm(trig, r->trigger_comm);
+	mt_comm(vict, r->victim_comm);
+	mt_hms(when, hms, sizeof(hms));
 	pressure_loadavg(r->loadavg, load, sizeof(load));
 	fprintf(out, "%s Triggered by PID %" PRIu32 " (\"%s\"), OOM kill of PID %" PRIu32
 		" (\"%s\"), %" PRIu64 " pages, loadavg: %s\n",
@@ -127,7 +113,7 @@ void pressure_print_oom_victim(FILE *out, const struct memtrace_ev_oom_victim *r
 {
 	char comm[MEMTRACE_COMM_LEN + 1];
 
-	pressure_comm(comm, r->comm);
+	mt_comm(comm, r->comm);
 	fprintf(out, "\tkilled process %" PRIu32 " (%s) total-vm:%" PRIu64 "kB, anon-rss:%"
 		PRIu64 "kB, file-rss:%" PRIu64 "kB, shmem-rss:%" PRIu64 "kB, UID:%" PRIu32
 		" pgtables:%" PRIu64 "kB oom_score_adj:%d\n",
@@ -301,8 +287,8 @@ static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_rec
 	lat = r->ts_ns - o->v[0];
 	st->ns[memcg] += lat;
 	pidtab_del(&st->open, o);
-	pressure_comm(comm, r->comm);
-	pressure_hms(when, hms, sizeof(hms));
+	mt_comm(comm, r->comm);
+	mt_hms(when, hms, sizeof(hms));
 	if (out)
 		fprintf(out, "%-8s %-16s %-7" PRIu32 " %9.3f %7" PRIu64 "%s\n", hms, comm, r->pid,
 			lat / 1e6, (uint64_t)r->nr_reclaimed, memcg ? " memcg" : "");
@@ -452,7 +438,7 @@ static char *oom_fold(const struct memtrace_ev_oom_kill *r, struct ksyms *ks)
 
 	if (!out)
 		return NULL;
-	pressure_comm(comm, r->trigger_comm);
+	mt_comm(comm, r->trigger_comm);
 	fputs(fmt_frame_name(&(struct rm_frame){ .function = comm }, name, sizeof(name)), out);
 	if (nr > (r->hdr.size - sizeof(*r)) / sizeof(uint64_t))
 		nr = (r->hdr.size - sizeof(*r)) / sizeof(uint64_t);
@@ -570,7 +556,7 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 		if (p->json.f) {
 			char hms[16];
 
-			pressure_hms(wall_of(p, r->ts_ns), hms, sizeof(hms));
+			mt_hms(wall_of(p, r->ts_ns), hms, sizeof(hms));
 			evjson_emit(p->json.f, pressure_oom_kill_json(r, hms, named ? path : NULL,
 								      p->ksyms));
 		}
@@ -588,7 +574,7 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 			const struct memtrace_ev_oom_victim *v = (const void *)h;
 			char hms[16];
 
-			pressure_hms(wall_of(p, v->ts_ns), hms, sizeof(hms));
+			mt_hms(wall_of(p, v->ts_ns), hms, sizeof(hms));
 			evjson_emit(p->json.f, pressure_oom_victim_json(v, hms));
 		}
 		break;
@@ -674,7 +660,7 @@ static void interval_rows(struct pressure *p)
 	char hms[16];
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	pressure_hms(time(NULL), hms, sizeof(hms));
+	mt_hms(time(NULL), hms, sizeof(hms));
 	if (p->json.f)
 		rec = evjson_record(evjson_mode_name(p->o->mode), "interval", hms);
 	if (p->migration) {
@@ -708,7 +694,7 @@ static void totals(struct pressure *p, const struct evreader *er)
 	char hms[16];
 	int ret = 0;
 
-	pressure_hms(time(NULL), hms, sizeof(hms));
+	mt_hms(time(NULL), hms, sizeof(hms));
 	if (p->json.f)
 		rec = evjson_record(evjson_mode_name(p->o->mode), "totals", hms);
 	if (p->reclaim) {

@@ -31,11 +31,6 @@ bool pressure_cgroup_path(const char *root, uint64_t id, char *buf, size_t len);
 /* Where cgroup2 is mounted (malloc'd), or NULL. */
 char *pressure_cgroup2_root(void);
 
-/* A task name from a record (MEMTRACE_COMM_LEN bytes, maybe unterminated) into dst[MEMTRACE_COMM_LEN + 1]. */
-void pressure_comm(char *dst, const char *src);
-/* A record's wall clock time as HH:MM:SS, local time. */
-void pressure_hms(time_t when, char *buf, size_t len);
-
 /* /proc/loadavg's way of printing the kernel's fixed-point load (FSHIFT 11). */
 void pressure_loadavg(const uint32_t load[3], char *buf, size_t len);
 

@@ -7,7 +7,7 @@
  * the allocating task and the age of each allocation.
  */
 #include "report.h"
-#include "rmodel.h"
+#include "frames.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -5,7 +5,9 @@
  * numbers and their frames already symbolized, split into parts (function,
  * offset, module, source line) as well as the text the report prints.
  * fmt_folded.c, fmt_json.c and fmt_pprof.c each render a model; none of
- * them looks at a snapshot or a symbolizer.
+ * them looks at a snapshot or a symbolizer.  A frame (struct rm_frame,
+ * rmframe.h) and the symbolizing of a stack's frames (frames.h) are below
+ * both the model and the text report, which prints the same frames.
  */
 #ifndef MEMTRACE_READ_RMODEL_H
 #define MEMTRACE_READ_RMODEL_H
@@ -15,23 +17,8 @@
 #include <stdint.h>
 
 #include "aggregate.h"
+#include "frames.h"
 #include "report.h"
-
-struct rm_frame {
-	uint64_t addr;		/* the return address recorded (user: in the process) */
-	char *text;		/* as the text report prints it: "kfree+0x1a [kernel]" */
-	char *function;		/* NULL: no function known */
-	uint64_t offset;	/* of addr in function */
-	char *module;		/* "kernel", "ext4", "libc.so.6"; NULL: unknown */
-	char *file;		/* source file (basename); NULL without debug info */
-	uint32_t line;
-	bool inlined;		/* a call inlined at addr (the next frame has the same addr) */
-	bool shared;		/* text, function, module, file: the snapshot's kfmemo's */
-	/* User frames: the object mapped at addr (see usyms_mapping). */
-	char *map_path;		/* NULL: none (kernel frames, or unknown) */
-	char *build_id;		/* hex, "" if none */
-	uint64_t map_start, map_limit, map_offset;
-};
 
 struct rm_stack {
 	uint32_t stack_id;
@@ -146,23 +133,6 @@ int rmodel_build_slab(struct report_model *m, const struct mt_snapshot *snap,
 		      const struct report_ctx *ctx);
 
 void rmodel_free(struct report_model *m);
-
-/*
- * The frames of one stack, symbolized as report_stack() prints them
- * (user frames by us, kernel ones by ks); inlined calls are frames of
- * their own.  *nr 0 and *note set (static text) where the stack has no
- * frames to show.  Returns 0 or -ENOMEM.
- */
-int rmodel_frames(const struct mt_snapshot *snap, uint32_t stack_id, struct ksyms *ks,
-		  struct usyms *us, struct rm_frame **frames, size_t *nr, const char **note);
-void rmodel_free_frames(struct rm_frame *frames, size_t nr);
-
-/*
- * Splits a frame's text, as ksyms_format_frame() and usyms_format() write
- * it, into f's parts (f->text and f->addr are left alone).  Returns 0 or
- * -ENOMEM.
- */
-int rmodel_parse_frame(const char *text, struct rm_frame *f);
 
 /* "kernel-leaks", "user-leaks", "slab": as the JSON schema names modes. */
 const char *rmodel_mode_name(enum rm_mode mode);

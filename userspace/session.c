@@ -677,7 +677,7 @@ static int oom_print_stacks(struct session *s, struct oom_pending *k)
 	int ret;
 
 	fputc('\n', stdout);
-	pressure_comm(comm, k->comm);
+	mt_comm(comm, k->comm);
 	after_us = k->snap.hdr.now_ns > k->ts_ns ? (k->snap.hdr.now_ns - k->ts_ns) / 1000 : 0;
 	if (s->target)
 		snprintf(title, sizeof(title), "Top %u stacks of pid %u (\"%s\") at its OOM kill:",

@@ -717,7 +717,7 @@ static int report(struct use *u)
 	time_t now = time(NULL);
 	unsigned int cpus;
 
-	pressure_hms(now, r.hms, sizeof(r.hms));
+	mt_hms(now, r.hms, sizeof(r.hms));
 	r.have_mi = read_small("/proc/meminfo", procbuf, sizeof(procbuf)) &&
 		    !use_parse_meminfo(procbuf, &r.mi);
 	if (read_small("/proc/vmstat", procbuf, sizeof(procbuf)) &&

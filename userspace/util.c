@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <linux/memtrace.h>
+
 int mt_errf(struct mt_err *err, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -53,6 +55,20 @@ int64_t mt_realtime_offset_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &m);
 	clock_gettime(CLOCK_REALTIME, &r);
 	return (r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
+}
+
+void mt_comm(char *dst, const char *src)
+{
+	memcpy(dst, src, MEMTRACE_COMM_LEN);
+	dst[MEMTRACE_COMM_LEN] = '\0';
+}
+
+void mt_hms(time_t when, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!localtime_r(&when, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "??:??:??");
 }
 
 void mt_outbuf_flush(struct mt_outbuf *ob)

@@ -2,8 +2,9 @@
 /*
  * Small helpers shared by every module of memtrace-read: an error message
  * carrier (so library-style code can explain a failure without printing,
- * which keeps it testable) and checked integer arithmetic for validating
- * sizes that come from the kernel.
+ * which keeps it testable), checked integer arithmetic for validating
+ * sizes that come from the kernel, output buffering, the stop signals, and
+ * the two fields every event record has: a task name and a time.
  */
 #ifndef MEMTRACE_READ_UTIL_H
 #define MEMTRACE_READ_UTIL_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 struct mt_err {
 	char msg[512];
@@ -91,5 +93,10 @@ int stop_signals_fd(void);
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now: the wall clock of a record's monotonic time. */
 int64_t mt_realtime_offset_ns(void);
+
+/* A task name from a record (MEMTRACE_COMM_LEN bytes, maybe unterminated) into dst[MEMTRACE_COMM_LEN + 1]. */
+void mt_comm(char *dst, const char *src);
+/* A record's wall clock time as HH:MM:SS, local time. */
+void mt_hms(time_t when, char *buf, size_t len);
 
 #endif
