@@ -10,6 +10,7 @@
  * does not take (the table's sets of modes) or cannot combine.  --help
  * is cli_help.c's.
  */
+#include "cli.h"
 #include "cli_opts.h"
 
 #include <ctype.h>

@@ -3,6 +3,7 @@
  * memtrace-read --help, made from the option table (cli_opts.c): a
  * synopsis, then each section's options with their help, wrapped.
  */
+#include "cli.h"
 #include "cli_opts.h"
 
 #include <getopt.h>

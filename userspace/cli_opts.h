@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "cli.h"
+#include "options.h"
 
 /*
  * Sets of modes, one bit per enum mt_mode.  --mmap and --shm are two
