@@ -542,8 +542,8 @@ static void tell_bindings(struct usermode *um, int pid, bool with_exe, const cha
 			fprintf(stderr, "memtrace-read: pid %d: %s: %s+0x%llx (%s, %s)%s\n", pid,
 				elfsyms_slot_symbol(s), maps[order[b->obj[s]]].path,
 				(unsigned long long)b->def[s].offset, how,
-				b->def[s].symbol, binding_is_alias(b, n, s) ?
-				" (an alias: probed once)" : "");
+				b->def[s].symbol, b->def[s].ifunc ? " (an IFUNC: not probed)" :
+				binding_is_alias(b, n, s) ? " (an alias: probed once)" : "");
 	}
 }
 
@@ -644,11 +644,25 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 				      um->objs[i], pid);
 	}
 	/* An object -S applies to is probed by the prefixed names alone. */
-	for (size_t s = 0; !ret && s < ELFSYMS_MAX_PROBES; s++)
-		if (b->obj[s] < n && !binding_is_alias(b, n, s) &&
-		    !(um->prefix && prefixed_object(l, paths[b->obj[s]])))
-			plan_add(pl, paths[b->obj[s]], maps[order[b->obj[s]]].path,
-				 order[b->obj[s]] == exe, &b->def[s]);
+	for (size_t s = 0; !ret && s < ELFSYMS_MAX_PROBES; s++) {
+		if (b->obj[s] == n || binding_is_alias(b, n, s) ||
+		    (um->prefix && prefixed_object(l, paths[b->obj[s]])))
+			continue;
+		/*
+		 * Bound to an IFUNC: the calls go to whatever its resolver
+		 * chose, not to its address nor to a later object's
+		 * definition.  Said, not probed elsewhere in its stead.
+		 */
+		if (b->def[s].ifunc) {
+			fprintf(stderr, "memtrace-read: pid %d: %s binds to an IFUNC in %s (its "
+				"code is chosen at load time): not traced; name the "
+				"implementation's object with -O\n", pid, elfsyms_slot_symbol(s),
+				maps[order[b->obj[s]]].path);
+			continue;
+		}
+		plan_add(pl, paths[b->obj[s]], maps[order[b->obj[s]]].path,
+			 order[b->obj[s]] == exe, &b->def[s]);
+	}
 	for (size_t i = 0; !ret && i < l->nr; i++) {
 		ret = plan_object(um, pl, l->open_path[i], l->shown[i], l->is_exe[i],
 				  l->prefixed[i], err);
