@@ -578,3 +578,21 @@ int elfsyms_lookup(const char *path, const char *name, uint64_t *vaddr, uint64_t
 	*vaddr = l.value;
 	return 0;
 }
+
+int elfsyms_class(const char *path)
+{
+	int fd, cls = -ENOEXEC;
+	Elf *elf;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) != ELFCLASSNONE)
+		cls = gelf_getclass(elf);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return cls;
+}

@@ -93,6 +93,9 @@ int elfsyms_find_prefixed(const char *path, const char *prefix, struct ufn_probe
 int elfsyms_lookup(const char *path, const char *name, uint64_t *vaddr, uint64_t *load_vaddr,
 		   struct mt_err *err);
 
+/* The ELF class of the file at path (ELFCLASS32, ELFCLASS64), or -errno. */
+int elfsyms_class(const char *path);
+
 /* The name of a MEMTRACE_UFN_* ("malloc"), or NULL. */
 const char *elfsyms_ufn_name(uint32_t func);
 

@@ -539,6 +539,31 @@ static void test_own_entry_points(const char *lib, const char *const *names,
 	}
 }
 
+/*
+ * The class that makes user mode refuse a process: a 32-bit program
+ * (built here from assembly: the hosts have no 32-bit libc) is
+ * ELFCLASS32, this 64-bit test binary ELFCLASS64, a non-ELF file none.
+ */
+static void test_class(void)
+{
+	char src[256], obj[256], exe[256];
+
+	check(elfsyms_class("/proc/self/exe") == ELFCLASS64, "elfsyms_class: this program is 64-bit");
+	check(elfsyms_class("/proc/self/maps") < 0, "elfsyms_class: not an ELF file: an error");
+	if (!have("as") || !have("ld")) {
+		check(true, "elfsyms_class 32-bit # SKIP no as and ld (binutils)");
+		return;
+	}
+	tmp_path(src, sizeof(src), "x32.s");
+	tmp_path(obj, sizeof(obj), "x32.o");
+	tmp_path(exe, sizeof(exe), "x32");
+	if (!check(run_quiet("printf '.globl _start\\n_start: hlt\\n' > '%s' && as --32 -o '%s' '%s' "
+			     "&& ld -m elf_i386 -o '%s' '%s'", src, obj, src, exe, obj),
+		   "a 32-bit program builds with as --32 and ld -m elf_i386"))
+		return;
+	check(elfsyms_class(exe) == ELFCLASS32, "elfsyms_class: a 32-bit (i386) program is ELFCLASS32");
+}
+
 void elfsyms_tests(void)
 {
 	if (!make_tmpdir(tmpdir, sizeof(tmpdir), "elfsyms")) {
@@ -551,6 +576,7 @@ void elfsyms_tests(void)
 	test_self();
 	test_fixture_lib();
 	test_no_symbols();
+	test_class();
 	test_own_entry_points("libjemalloc.so.2",
 			      (const char *const[]){ "mallocx", "rallocx", "dallocx", "sdallocx" },
 			      (const uint32_t[]){ MEMTRACE_UFN_MALLOC, MEMTRACE_UFN_REALLOC,
