@@ -35,7 +35,7 @@ static const char *base_name(const char *path)
  * rather than a shared object.  ld.so is a shared object even when it is
  * what the process exec'd ("ld.so ./prog").
  */
-static bool is_program(const char *path)
+bool linkmap_is_program(const char *path)
 {
 	bool program = false;
 	Elf_Scn *scn = NULL;
@@ -85,7 +85,7 @@ size_t linkmap_exe_index(int pid, const struct mapped_object *objs, size_t nr)
 		if (objs[i].inode == st.st_ino && objs[i].major == major(st.st_dev) &&
 		    objs[i].minor == minor(st.st_dev))
 			exe = i;
-	if (exe == nr || is_program(objs[exe].open_path))
+	if (exe == nr || linkmap_is_program(objs[exe].open_path))
 		return exe;
 	/*
 	 * The process exec'd a shared object: ld.so run as a command
@@ -95,7 +95,7 @@ size_t linkmap_exe_index(int pid, const struct mapped_object *objs, size_t nr)
 	 * dlopen a PIE, so there is no other).
 	 */
 	for (size_t i = 0; i < nr; i++)
-		if (i != exe && objs[i].executable && is_program(objs[i].open_path))
+		if (i != exe && objs[i].executable && linkmap_is_program(objs[i].open_path))
 			return i;
 	return exe;
 }

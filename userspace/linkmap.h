@@ -10,6 +10,7 @@
 #ifndef MEMTRACE_READ_LINKMAP_H
 #define MEMTRACE_READ_LINKMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "procmaps.h"
@@ -49,6 +50,13 @@ size_t linkmap_order_needed(const struct mapped_object *objs, size_t nr, size_t 
  * there).  Returns the length ("" if none or unreadable).
  */
 size_t linkmap_preload(int pid, char *buf, size_t len);
+
+/*
+ * Whether the ELF file at path is a program (ET_EXEC, or a PIE: DF_1_PIE)
+ * rather than a shared object (ld.so is one, even when it is what the
+ * process exec'd: "ld.so ./prog").
+ */
+bool linkmap_is_program(const char *path);
 
 /*
  * The index in objs[] of pid's program: its executable (/proc/PID/exe),
