@@ -296,6 +296,11 @@ int device_add_uprobe(struct mt_device *d, int fd, uint64_t offset, uint32_t fun
 		return 0;
 	if (module_gone(errno))
 		return gone_error("add a uprobe", errno, err);
+	if (errno == ENOSPC)
+		return mt_errf(err, ENOSPC, "cannot probe offset 0x%llx: the module's uprobe table "
+			       "is full (MEMTRACE_MAX_UPROBES, %d a session, return sites "
+			       "included; --returns=uretprobe or fewer -O objects take fewer)",
+			       (unsigned long long)offset, MEMTRACE_MAX_UPROBES);
 	return mt_errf(err, errno, "cannot probe offset 0x%llx: %s",
 		       (unsigned long long)offset, strerror(errno));
 }

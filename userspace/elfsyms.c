@@ -344,6 +344,7 @@ struct candidate {
 	enum cand_rank rank;
 	uint64_t offset;
 	uint64_t size;
+	bool ifunc;
 	char symbol[64];
 };
 
@@ -361,6 +362,9 @@ static void consider(struct find_ctx *c, size_t i, const struct sym_view *v, boo
 	uint64_t offset;
 
 	rank = public ? RANK_PUBLIC_DEFAULT : RANK_FALLBACK_DEFAULT;
+	/* A hidden version binds nothing a program links today (see elfsyms.h). */
+	if (!v->default_version && c->public_only)
+		return;
 	if (!v->default_version)
 		rank++;
 	if (rank >= c->cand[i].rank || !elfsyms_vaddr_to_offset(c->o->elf, v->value, &offset))
@@ -368,6 +372,7 @@ static void consider(struct find_ctx *c, size_t i, const struct sym_view *v, boo
 	c->cand[i].rank = rank;
 	c->cand[i].offset = offset;
 	c->cand[i].size = v->size;
+	c->cand[i].ifunc = v->type == STT_GNU_IFUNC;
 	snprintf(c->cand[i].symbol, sizeof(c->cand[i].symbol), "%.*s",
 		 (int)v->name_len, v->name);
 }
@@ -376,8 +381,12 @@ static int find_one(const struct sym_view *v, void *ctx)
 {
 	struct find_ctx *c = ctx;
 
-	/* An IFUNC's value is its resolver, which runs once at load time. */
-	if (v->type != STT_FUNC)
+	/*
+	 * An IFUNC's value is its resolver, which runs once at load time:
+	 * never probed, but where ld.so binds the name it still shadows every
+	 * later object's definition, so binding (public_only) keeps it.
+	 */
+	if (v->type != STT_FUNC && !(v->type == STT_GNU_IFUNC && c->public_only))
 		return 0;
 	for (size_t i = 0; i < ELFSYMS_MAX_PROBES; i++) {
 		if (c->done[i])
@@ -460,6 +469,7 @@ int elfsyms_find_definitions(const char *path, struct ufn_probe slots[ELFSYMS_MA
 		slots[i].func = ufn_symbols[i].func;
 		slots[i].offset = c.cand[i].offset;
 		slots[i].size = c.cand[i].size;
+		slots[i].ifunc = c.cand[i].ifunc;
 		memcpy(slots[i].symbol, c.cand[i].symbol, sizeof(slots[i].symbol));
 		nr++;
 	}
@@ -567,4 +577,22 @@ int elfsyms_lookup(const char *path, const char *name, uint64_t *vaddr, uint64_t
 		return mt_errf(err, ENOEXEC, "%s: no loadable segment from its first byte", path);
 	*vaddr = l.value;
 	return 0;
+}
+
+int elfsyms_class(const char *path)
+{
+	int fd, cls = -ENOEXEC;
+	Elf *elf;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) != ELFCLASSNONE)
+		cls = gelf_getclass(elf);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return cls;
 }

@@ -28,6 +28,12 @@ struct ufn_probe {
 	uint64_t offset;	/* file offset of the function's first instruction */
 	uint64_t size;		/* its symbol's size in bytes (0: not known) */
 	char symbol[64];	/* the symbol name it was found under */
+	/*
+	 * elfsyms_find_definitions() only: defined as an IFUNC, so ld.so
+	 * binds it here (no later object's definition is called), but the
+	 * offset is its resolver's, not the function's: not to be probed.
+	 */
+	bool ifunc;
 };
 
 /*
@@ -57,7 +63,11 @@ int elfsyms_find_allocators(const char *path, struct ufn_probe *probes, size_t m
  * each of the ELFSYMS_MAX_PROBES symbols (elfsyms_slot_symbol(i)) it
  * defines under its public name (no glibc internal names), defined[i] and
  * slots[i] (func, offset, size, symbol); aliases are not collapsed (two
- * names at one offset are two definitions).  Returns how many it defines,
+ * names at one offset are two definitions).  As ld.so binds a reference
+ * made by a link against today's libraries: a name defined only in a
+ * non-default version ("malloc@V" without "malloc@@") is not a
+ * definition (ld.so skips hidden versions for unversioned references, and
+ * a versioned one names another version); an IFUNC is one, with ifunc set.  Returns how many it defines,
  * or -errno with err set, as above.
  */
 int elfsyms_find_definitions(const char *path, struct ufn_probe slots[ELFSYMS_MAX_PROBES],
@@ -82,6 +92,9 @@ int elfsyms_find_prefixed(const char *path, const char *prefix, struct ufn_probe
  */
 int elfsyms_lookup(const char *path, const char *name, uint64_t *vaddr, uint64_t *load_vaddr,
 		   struct mt_err *err);
+
+/* The ELF class of the file at path (ELFCLASS32, ELFCLASS64), or -errno. */
+int elfsyms_class(const char *path);
 
 /* The name of a MEMTRACE_UFN_* ("malloc"), or NULL. */
 const char *elfsyms_ufn_name(uint32_t func);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <link.h>
 #include <stdbool.h>
@@ -29,19 +30,74 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/*
+ * Whether the ELF file at path is a program (ET_EXEC, or a PIE: DF_1_PIE)
+ * rather than a shared object.  ld.so is a shared object even when it is
+ * what the process exec'd ("ld.so ./prog").
+ */
+bool linkmap_is_program(const char *path)
+{
+	bool program = false;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && gelf_getehdr(elf, &eh))
+		program = eh.e_type == ET_EXEC;
+	while (elf && !program && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(data, (int)k, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+				program = true;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return program;
+}
+
 size_t linkmap_exe_index(int pid, const struct mapped_object *objs, size_t nr)
 {
-	char exe[80];
+	size_t exe = nr;
+	char path[80];
 	struct stat st;
 
-	procfs_path(pid, "exe", exe, sizeof(exe));
-	if (stat(exe, &st))
+	procfs_path(pid, "exe", path, sizeof(path));
+	if (stat(path, &st))
 		return nr;
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr && exe == nr; i++)
 		if (objs[i].inode == st.st_ino && objs[i].major == major(st.st_dev) &&
 		    objs[i].minor == minor(st.st_dev))
+			exe = i;
+	if (exe == nr || linkmap_is_program(objs[exe].open_path))
+		return exe;
+	/*
+	 * The process exec'd a shared object: ld.so run as a command
+	 * ("/lib64/ld-linux-x86-64.so.2 ./prog"), which loaded the program
+	 * itself.  /proc/PID/exe names the loader; the program, whose
+	 * symbols come first, is the one program mapped (ld.so refuses to
+	 * dlopen a PIE, so there is no other).
+	 */
+	for (size_t i = 0; i < nr; i++)
+		if (i != exe && objs[i].executable && linkmap_is_program(objs[i].open_path))
 			return i;
-	return nr;
+	return exe;
 }
 
 static bool add(size_t *order, size_t *n, bool *taken, size_t i)
@@ -102,7 +158,13 @@ static size_t order_from_loader(int pid, const struct mapped_object *objs, size_
 	fd = open(procfs_path(pid, "mem", mem, sizeof(mem)), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	if (peek(fd, at, &rd, sizeof(rd)) && rd.r_version >= 1) {
+	/*
+	 * Only a list the loader says is complete: between RT_ADD (or
+	 * RT_DELETE) and RT_CONSISTENT a dlopen() is linking objects in or
+	 * out, and a half-built list would order them wrong (or end early).
+	 * The caller falls back to the files; the next look reads it again.
+	 */
+	if (peek(fd, at, &rd, sizeof(rd)) && rd.r_version >= 1 && rd.r_state == RT_CONSISTENT) {
 		uint64_t next = (uint64_t)(uintptr_t)rd.r_map;
 
 		for (int k = 0; next && k < MAX_LINKS && peek(fd, next, &lm, sizeof(lm)); k++) {
@@ -172,8 +234,57 @@ static size_t read_dynamic(const char *path, char *names, size_t len, char *sona
 	return count;
 }
 
+/* Appends file's contents to buf (of len, holding *used), a space between. */
+static void append_file(const char *file, char *buf, size_t len, size_t *used)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (*used && *used + 1 < len)
+		buf[(*used)++] = ' ';
+	while (*used + 1 < len && (n = read(fd, buf + *used, len - 1 - *used)) > 0)
+		*used += (size_t)n;
+	buf[*used] = '\0';
+	close(fd);
+}
+
+size_t linkmap_preload(int pid, char *buf, size_t len)
+{
+	static const char var[] = "LD_PRELOAD=";
+	size_t used = 0, got = 0;
+	char path[80], *env;
+	ssize_t n;
+	int fd;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	env = malloc(1 << 20);
+	fd = env ? open(procfs_path(pid, "environ", path, sizeof(path)), O_RDONLY | O_CLOEXEC) : -1;
+	/* The environment the process started with: the one ld.so read. */
+	while (fd >= 0 && got < (1 << 20) - 1 && (n = read(fd, env + got, (1 << 20) - 1 - got)) > 0)
+		got += (size_t)n;
+	if (fd >= 0)
+		close(fd);
+	for (size_t at = 0; env && at < got; at += strlen(env + at) + 1) {
+		env[got] = '\0';
+		if (!strncmp(env + at, var, sizeof(var) - 1))
+			used = (size_t)snprintf(buf, len, "%s", env + at + sizeof(var) - 1);
+	}
+	free(env);
+	if (used >= len)
+		used = len - 1;
+	/* ld.so loads /etc/ld.so.preload's after LD_PRELOAD's, in its root. */
+	append_file(procfs_path(pid, "root/etc/ld.so.preload", path, sizeof(path)), buf, len,
+		    &used);
+	return used;
+}
+
 size_t linkmap_order_needed(const struct mapped_object *objs, size_t nr, size_t exe_index,
-			    size_t *order)
+			    const char *preload, size_t *order)
 {
 	char (*sonames)[256] = calloc(nr ? nr : 1, sizeof(*sonames));
 	bool *taken = calloc(nr ? nr : 1, sizeof(*taken));
@@ -192,6 +303,27 @@ size_t linkmap_order_needed(const struct mapped_object *objs, size_t nr, size_t 
 	}
 	if (exe_index < nr)
 		add(order, &n, taken, exe_index);
+	/*
+	 * The preloaded objects come right after the executable, before
+	 * anything it needs (ld.so's search list starts so), whatever their
+	 * place in memory: named as LD_PRELOAD names them (a path or a file
+	 * name, separated by spaces or colons), matched by file name.
+	 */
+	for (const char *p = preload ? preload : ""; *p;) {
+		size_t w = strcspn(p, " :\t\n");
+		char name[PATH_MAX];
+
+		if (w && w < sizeof(name)) {
+			memcpy(name, p, w);
+			name[w] = '\0';
+			for (size_t i = 0; i < nr; i++)
+				if (answers_to(&objs[i], sonames[i], base_name(name)) &&
+				    add(order, &n, taken, i))
+					break;
+		}
+		p += w;
+		p += strspn(p, " :\t\n");
+	}
 	/* Breadth-first: each object's DT_NEEDED, in its order, after all before it. */
 	for (size_t q = 0; q < n; q++) {
 		size_t count = read_dynamic(objs[order[q]].open_path, names, 16384,
@@ -225,8 +357,13 @@ int linkmap_order(int pid, const struct mapped_object *objs, size_t nr, size_t *
 		*how = "the loader's link map";
 		n = add_rest(nr, order, n, taken);
 	} else {
+		char *preload = malloc(PATH_MAX * 4);
+
 		*how = "DT_NEEDED";
-		n = linkmap_order_needed(objs, nr, exe, order);
+		if (preload)
+			linkmap_preload(pid, preload, PATH_MAX * 4);
+		n = linkmap_order_needed(objs, nr, exe, preload, order);
+		free(preload);
 	}
 	free(taken);
 	return (int)n;

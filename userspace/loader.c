@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 
 #include "elfsyms.h"
+#include "linkmap.h"
 #include "procmaps.h"
 
 int loader_find(int pid, struct loader_hook *hook, struct mt_err *err)
@@ -34,7 +35,9 @@ int loader_find(int pid, struct loader_hook *hook, struct mt_err *err)
 	/*
 	 * Right after an exec: the executable and its loader, if any.  A
 	 * static program defines _dl_debug_state too (for its dlopen()), but
-	 * has no loader to call it at its start: only another object counts.
+	 * has no loader to call it at its start: only another object counts,
+	 * or the executable when it is no program but ld.so run as a command
+	 * ("ld.so ./prog"), which loads the program and its libraries next.
 	 */
 	for (size_t i = 0; i < nr && rc == -ENOENT; i++) {
 		uint64_t brk, r_debug, load;
@@ -42,7 +45,8 @@ int loader_find(int pid, struct loader_hook *hook, struct mt_err *err)
 
 		if (!maps[i].executable || (maps[i].inode == st.st_ino &&
 					    maps[i].major == major(st.st_dev) &&
-					    maps[i].minor == minor(st.st_dev)) ||
+					    maps[i].minor == minor(st.st_dev) &&
+					    linkmap_is_program(maps[i].open_path)) ||
 		    elfsyms_lookup(maps[i].open_path, "_dl_debug_state", &brk, &load, &ignored))
 			continue;
 		/* maps[i].start is where its first byte (PT_LOAD at offset 0) is mapped. */

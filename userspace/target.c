@@ -30,7 +30,22 @@ struct target {
 	int status;			/* the command's wait status */
 	unsigned int slots_seen;	/* -p: slots looked at for an exec */
 	uint64_t refusals_told;		/* slots whose refused exec was told */
+	char rescan_told[sizeof(((struct mt_err *)0)->msg)];		/* -p: the last failure of a look again, told */
 };
+
+/*
+ * -p looks again at each report; a failure there (the module's uprobe
+ * table full, say) leaves allocations untraced, so it is said, but once
+ * per message, not at every report.
+ */
+static void tell_rescan(struct target *t, const char *prog, pid_t pid, const char *what,
+			int ret, const struct mt_err *err)
+{
+	if (ret >= 0 || !strcmp(t->rescan_told, err->msg))
+		return;
+	snprintf(t->rescan_told, sizeof(t->rescan_told), "%s", err->msg);
+	fprintf(stderr, "%s: pid %d %s: %s\n", prog, (int)pid, what, err->msg);
+}
 
 static void note_unprobed(const char *prog, pid_t pid)
 {
@@ -56,6 +71,11 @@ static int new_image(struct target *t, pid_t pid, bool first, const char *prog,
 	ret = usermode_probe_image(t->um, t->dev, pid, strict, err);
 	if (ret == 0 && first)
 		note_unprobed(prog, pid);
+	/* -c: a 32-bit image is traced but for its allocator calls (faults, growth). */
+	if (ret == -EOPNOTSUPP && !strict) {
+		fprintf(stderr, "%s: note: %s\n", prog, err->msg);
+		ret = 0;
+	}
 	if (ret < 0)
 		return ret;
 	return images_add(t->images, pid, err);
@@ -247,12 +267,14 @@ void target_snapshot(struct target *t, const struct memtrace_target_state *ts,
 	 * are armed already), if it is still the one its process runs.
 	 */
 	for (unsigned int i = t->slots_seen; !t->spawn && i < n; i++) {
-		struct mt_err ignored;
+		struct mt_err err;
 
 		if (ts->procs[i].how == MEMTRACE_PROC_EXEC && is_current(ts, i) &&
 		    !(ts->procs[i].flags & MEMTRACE_PROCF_EXEC_REFUSED) &&
 		    procfs_alive(ts->procs[i].pid))
-			usermode_probe_image(t->um, t->dev, ts->procs[i].pid, false, &ignored);
+			tell_rescan(t, prog, ts->procs[i].pid, "exec'd",
+				    usermode_probe_image(t->um, t->dev, ts->procs[i].pid, false,
+							 &err), &err);
 	}
 	t->slots_seen = n;
 	/*
@@ -261,9 +283,10 @@ void target_snapshot(struct target *t, const struct memtrace_target_state *ts,
 	 * had their stacks walked without them.
 	 */
 	if (!t->spawn && procfs_alive(t->pid)) {
-		struct mt_err ignored;
+		struct mt_err err;
 
-		usermode_probe_mapped(t->um, t->dev, t->pid, &ignored);
+		tell_rescan(t, prog, t->pid, "mapped objects",
+			    usermode_probe_mapped(t->um, t->dev, t->pid, &err), &err);
 		images_refresh(t->images, t->pid);
 	}
 	images_sync(t->images, ts, !t->spawn);

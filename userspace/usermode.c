@@ -371,6 +371,14 @@ static int probe_plan(struct usermode *um, struct mt_device *d, const struct pla
 			}
 			if (!probed_before(um, fd, f->p.offset, true) || (f->exe && with_exe)) {
 				ret = probe_function(um, d, fd, f->shown, &f->p, err);
+				if (ret == -ENOSPC) {
+					/* Which function found the table full. */
+					char msg[sizeof(err->msg)];
+
+					memcpy(msg, err->msg, sizeof(msg));
+					ret = mt_errf(err, ENOSPC, "%.64s in %.200s: %.230s",
+						      f->p.symbol, f->shown, msg);
+				}
 				if (!ret) {
 					handed[i] = true;
 					total++;
@@ -542,8 +550,8 @@ static void tell_bindings(struct usermode *um, int pid, bool with_exe, const cha
 			fprintf(stderr, "memtrace-read: pid %d: %s: %s+0x%llx (%s, %s)%s\n", pid,
 				elfsyms_slot_symbol(s), maps[order[b->obj[s]]].path,
 				(unsigned long long)b->def[s].offset, how,
-				b->def[s].symbol, binding_is_alias(b, n, s) ?
-				" (an alias: probed once)" : "");
+				b->def[s].symbol, b->def[s].ifunc ? " (an IFUNC: not probed)" :
+				binding_is_alias(b, n, s) ? " (an alias: probed once)" : "");
 	}
 }
 
@@ -607,6 +615,19 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 	if (ret)
 		goto out;
 	/*
+	 * A 32-bit program (i386, x32): its allocators take their arguments
+	 * where the module does not read them (i386: on the stack) and its
+	 * loader's r_debug and link map are laid out in 32-bit words, so any
+	 * probe would record garbage.  Refused, saying so.
+	 */
+	exe = linkmap_exe_index(pid, maps, nr_maps);
+	if (exe < nr_maps && elfsyms_class(maps[exe].open_path) == ELFCLASS32) {
+		ret = mt_errf(err, EOPNOTSUPP, "pid %d runs a 32-bit program (%s): its allocator "
+			      "calls are not traced (user mode probes x86-64 allocators)", pid,
+			      maps[exe].path);
+		goto out;
+	}
+	/*
 	 * -p looks again at each report: with the same objects mapped, the
 	 * same functions bind (and are probed already).
 	 */
@@ -628,7 +649,6 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 		goto out;
 	n = (size_t)ret;
 	ret = 0;
-	exe = linkmap_exe_index(pid, maps, nr_maps);
 	for (size_t k = 0; k < n; k++)
 		paths[k] = maps[order[k]].open_path;
 	binding_resolve(paths, n, b);
@@ -644,11 +664,25 @@ static int probe_mapped(struct usermode *um, struct mt_device *d, int pid, bool 
 				      um->objs[i], pid);
 	}
 	/* An object -S applies to is probed by the prefixed names alone. */
-	for (size_t s = 0; !ret && s < ELFSYMS_MAX_PROBES; s++)
-		if (b->obj[s] < n && !binding_is_alias(b, n, s) &&
-		    !(um->prefix && prefixed_object(l, paths[b->obj[s]])))
-			plan_add(pl, paths[b->obj[s]], maps[order[b->obj[s]]].path,
-				 order[b->obj[s]] == exe, &b->def[s]);
+	for (size_t s = 0; !ret && s < ELFSYMS_MAX_PROBES; s++) {
+		if (b->obj[s] == n || binding_is_alias(b, n, s) ||
+		    (um->prefix && prefixed_object(l, paths[b->obj[s]])))
+			continue;
+		/*
+		 * Bound to an IFUNC: the calls go to whatever its resolver
+		 * chose, not to its address nor to a later object's
+		 * definition.  Said, not probed elsewhere in its stead.
+		 */
+		if (b->def[s].ifunc) {
+			fprintf(stderr, "memtrace-read: pid %d: %s binds to an IFUNC in %s (its "
+				"code is chosen at load time): not traced; name the "
+				"implementation's object with -O\n", pid, elfsyms_slot_symbol(s),
+				maps[order[b->obj[s]]].path);
+			continue;
+		}
+		plan_add(pl, paths[b->obj[s]], maps[order[b->obj[s]]].path,
+			 order[b->obj[s]] == exe, &b->def[s]);
+	}
 	for (size_t i = 0; !ret && i < l->nr; i++) {
 		ret = plan_object(um, pl, l->open_path[i], l->shown[i], l->is_exe[i],
 				  l->prefixed[i], err);

@@ -39,7 +39,8 @@ void usermode_set_symbols_prefix(struct usermode *um, const char *prefix);
  * image was traced.
  *
  * Returns the number of functions handed over (0: nothing to probe, e.g. a
- * static, stripped program), or -errno with the reason in err.  With
+ * static, stripped program), or -errno with the reason in err
+ * (-EOPNOTSUPP: a 32-bit program, whose allocators are not probed).  With
  * strict (-p: the image is the whole target), an -O object pid does not
  * map, or no allocator at all, is an error; else it is left for a later
  * image (usermode_unmapped() tells what never was).

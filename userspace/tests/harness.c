@@ -224,6 +224,7 @@ int main(int argc, char **argv)
 		{ "usdt", usdt_tests },
 		{ "retsites", retsites_tests },
 		{ "kbuildid", kbuildid_tests },
+		{ "device", device_tests },
 	};
 
 	if (argc > 1)

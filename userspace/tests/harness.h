@@ -78,5 +78,6 @@ void use_tests(void);
 void usdt_tests(void);
 void retsites_tests(void);
 void kbuildid_tests(void);
+void device_tests(void);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include <linux/memtrace.h>
 
+#include "binding.h"
 #include "elfsyms.h"
 #include "harness.h"
 #include "procmaps.h"
@@ -347,6 +348,41 @@ static void check_fixture_probes(const char *what, const struct ufn_probe *p, in
 	      "%s: data and local symbols are not functions to probe (%d found)", what, n);
 }
 
+static size_t slot_named(const char *name)
+{
+	for (size_t s = 0; s < ELFSYMS_MAX_PROBES; s++)
+		if (!strcmp(elfsyms_slot_symbol(s), name))
+			return s;
+	return ELFSYMS_MAX_PROBES;
+}
+
+/*
+ * What ld.so binds, with the fixture ahead of this process's libc: its
+ * IFUNC calloc is bound there (and not to be probed), not libc's; its
+ * posix_memalign, only in the non-default version ELFSYMS_1, is not
+ * (ld.so skips it for an unversioned reference, and a reference to
+ * posix_memalign@GLIBC_2.2.5 names another version): libc's.
+ */
+static void check_fixture_binding(const char *lib, const char *what)
+{
+	size_t calloc_slot = slot_named("calloc"), pm_slot = slot_named("posix_memalign");
+	size_t malloc_slot = slot_named("malloc");
+	Dl_info info;
+	struct binding b;
+
+	if (!check(dladdr((void *)free, &info) && info.dli_fname, "%s: this process's libc", what))
+		return;
+	binding_resolve((const char *const[]){ lib, info.dli_fname }, 2, &b);
+	check(b.obj[calloc_slot] == 0 && b.def[calloc_slot].ifunc,
+	      "%s: an IFUNC calloc binds where it is defined, marked not to probe (obj %zu)",
+	      what, b.obj[calloc_slot]);
+	check(b.obj[pm_slot] == 1 && !b.def[pm_slot].ifunc,
+	      "%s: posix_memalign only in a hidden version binds to the next object, libc "
+	      "(obj %zu)", what, b.obj[pm_slot]);
+	check(b.obj[malloc_slot] == 0 && !b.def[malloc_slot].ifunc,
+	      "%s: malloc@@ELFSYMS_2 binds in the fixture (obj %zu)", what, b.obj[malloc_slot]);
+}
+
 static void test_fixture_lib(void)
 {
 	struct ufn_probe p[ELFSYMS_MAX_PROBES], q[ELFSYMS_MAX_PROBES];
@@ -388,6 +424,10 @@ static void test_fixture_lib(void)
 		check(true, "elfsyms .dynsym rules # SKIP no objcopy (binutils)");
 	}
 	dlclose(h);
+
+	check_fixture_binding(lib, ".symtab");
+	if (run_quiet("test -f '%s'", stripped))
+		check_fixture_binding(stripped, ".dynsym");
 
 	check(elfsyms_defines(lib, "calloc", &err) == 1 &&
 	      elfsyms_defines(lib, "malloc", &err) == 1 &&
@@ -499,6 +539,31 @@ static void test_own_entry_points(const char *lib, const char *const *names,
 	}
 }
 
+/*
+ * The class that makes user mode refuse a process: a 32-bit program
+ * (built here from assembly: the hosts have no 32-bit libc) is
+ * ELFCLASS32, this 64-bit test binary ELFCLASS64, a non-ELF file none.
+ */
+static void test_class(void)
+{
+	char src[256], obj[256], exe[256];
+
+	check(elfsyms_class("/proc/self/exe") == ELFCLASS64, "elfsyms_class: this program is 64-bit");
+	check(elfsyms_class("/proc/self/maps") < 0, "elfsyms_class: not an ELF file: an error");
+	if (!have("as") || !have("ld")) {
+		check(true, "elfsyms_class 32-bit # SKIP no as and ld (binutils)");
+		return;
+	}
+	tmp_path(src, sizeof(src), "x32.s");
+	tmp_path(obj, sizeof(obj), "x32.o");
+	tmp_path(exe, sizeof(exe), "x32");
+	if (!check(run_quiet("printf '.globl _start\\n_start: hlt\\n' > '%s' && as --32 -o '%s' '%s' "
+			     "&& ld -m elf_i386 -o '%s' '%s'", src, obj, src, exe, obj),
+		   "a 32-bit program builds with as --32 and ld -m elf_i386"))
+		return;
+	check(elfsyms_class(exe) == ELFCLASS32, "elfsyms_class: a 32-bit (i386) program is ELFCLASS32");
+}
+
 void elfsyms_tests(void)
 {
 	if (!make_tmpdir(tmpdir, sizeof(tmpdir), "elfsyms")) {
@@ -511,6 +576,7 @@ void elfsyms_tests(void)
 	test_self();
 	test_fixture_lib();
 	test_no_symbols();
+	test_class();
 	test_own_entry_points("libjemalloc.so.2",
 			      (const char *const[]){ "mallocx", "rallocx", "dallocx", "sdallocx" },
 			      (const uint32_t[]){ MEMTRACE_UFN_MALLOC, MEMTRACE_UFN_REALLOC,

@@ -12,6 +12,7 @@
  * its allocator linked into the executable; and a static one.
  */
 #include <errno.h>
+#include <link.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,7 +50,10 @@ struct child {
 	char said[256];		/* "MALLOC-OBJ REALLOCARRAY-OBJ" */
 };
 
-static bool start(struct child *c, const char *prog, const char *preload)
+/* The loader, to run a program as "ld.so ./prog" (its exe is then ld.so). */
+#define LOADER "/lib64/ld-linux-x86-64.so.2"
+
+static bool start(struct child *c, const char *prog, const char *preload, bool via_loader)
 {
 	int in[2], out[2];
 	ssize_t n;
@@ -67,7 +71,10 @@ static bool start(struct child *c, const char *prog, const char *preload)
 			setenv("LD_PRELOAD", preload, 1);
 		else
 			unsetenv("LD_PRELOAD");
-		execl(prog, prog, (char *)NULL);
+		if (via_loader)
+			execl(LOADER, LOADER, prog, (char *)NULL);
+		else
+			execl(prog, prog, (char *)NULL);
 		_exit(127);
 	}
 	close(in[0]);
@@ -113,7 +120,10 @@ static void resolve(pid_t pid, bool fallback, char *out, size_t len, const char 
 	}
 	exe = linkmap_exe_index(pid, maps, nr);
 	if (fallback) {
-		n = linkmap_order_needed(maps, nr, exe, order);
+		char preload[4096];
+
+		linkmap_preload(pid, preload, sizeof(preload));
+		n = linkmap_order_needed(maps, nr, exe, preload, order);
 		*how = "DT_NEEDED";
 	} else {
 		int rc = linkmap_order(pid, maps, nr, order, how, &err);
@@ -138,13 +148,14 @@ static void resolve(pid_t pid, bool fallback, char *out, size_t len, const char 
 }
 
 static void check_program(const char *what, const char *prog, const char *preload,
-			  const char *want_how, bool also_fallback)
+			  const char *want_how, bool also_fallback, bool via_loader)
 {
 	struct child c;
 	const char *how = "";
 	char got[8200];
 
-	if (!check(start(&c, prog, preload), "%s: runs and says where the loader bound malloc",
+	if (!check(start(&c, prog, preload, via_loader),
+		   "%s: runs and says where the loader bound malloc",
 		   what))
 		return;
 	resolve(c.pid, false, got, sizeof(got), &how);
@@ -157,6 +168,48 @@ static void check_program(const char *what, const char *prog, const char *preloa
 		      what, got);
 	}
 	stop(&c);
+}
+
+/*
+ * While a dlopen() links objects in, _r_debug.r_state is RT_ADD and the
+ * list may be half-built: it is not used (the files' order is).  Shown
+ * on this very process, its own r_state set as the loader sets it.
+ */
+static void test_inconsistent(void)
+{
+	struct mapped_object *maps = NULL;
+	size_t order[1024], nr = 0;
+	const char *how = "";
+	struct mt_err err;
+	struct r_debug *rd = NULL;
+	uint64_t vaddr, load;
+	int saved, rc;
+
+	if (!check(!procmaps_read(getpid(), &maps, &nr, &err) && nr <= 1024,
+		   "linkmap: this process's objects are read"))
+		goto out;
+	/*
+	 * ld.so's own _r_debug, where its symbol says (a reference from
+	 * this program would get a copy relocated into it, which ld.so
+	 * never updates; dlsym does not give it).
+	 */
+	for (size_t i = 0; i < nr && !rd; i++)
+		if (!strcmp(base(maps[i].path), "ld-linux-x86-64.so.2") &&
+		    !elfsyms_lookup(maps[i].open_path, "_r_debug", &vaddr, &load, &err))
+			rd = (struct r_debug *)(uintptr_t)(maps[i].start - load + vaddr);
+	if (!check(rd && rd->r_version >= 1, "linkmap: ld.so's _r_debug is found in this process"))
+		goto out;
+	saved = rd->r_state;
+	rc = linkmap_order(getpid(), maps, nr, order, &how, &err);
+	check(rc == (int)nr && !strcmp(how, "the loader's link map"),
+	      "linkmap: at RT_CONSISTENT the loader's list is used (%s)", how);
+	rd->r_state = RT_ADD;
+	rc = linkmap_order(getpid(), maps, nr, order, &how, &err);
+	rd->r_state = saved;
+	check(rc == (int)nr && !strcmp(how, "DT_NEEDED"),
+	      "linkmap: at RT_ADD (a dlopen() under way) the list is not used (%s)", how);
+out:
+	free(maps);
 }
 
 void linkmap_tests(void)
@@ -199,17 +252,25 @@ void linkmap_tests(void)
 	snprintf(p[3], sizeof(p[3]), "%s/libpre.so", tmpdir);
 	snprintf(cc, sizeof(cc), "%s/prog-bfs", tmpdir);
 	check_program("libmid.so (needs libdeep.so) then libwide.so", cc, NULL,
-		      "the loader's link map", true);
-	check_program("LD_PRELOAD=libpre.so", cc, p[3], "the loader's link map", false);
+		      "the loader's link map", true, false);
+	/* The fallback too: LD_PRELOAD from the process's environment. */
+	check_program("LD_PRELOAD=libpre.so", cc, p[3], "the loader's link map", true, false);
+	/* /proc/PID/exe is ld.so: the program it loaded still comes first. */
+	check_program("ld.so ./prog-bfs", cc, NULL, "the loader's link map", true, true);
+	check_program("LD_PRELOAD=libpre.so ld.so ./prog-bfs", cc, p[3], "the loader's link map",
+		      true, true);
 	snprintf(cc, sizeof(cc), "%s/prog-own", tmpdir);
 	check_program("allocator linked into the executable", cc, NULL,
-		      "the loader's link map", true);
+		      "the loader's link map", true, false);
+	check_program("ld.so ./prog-own (allocator in the program)", cc, NULL,
+		      "the loader's link map", true, true);
 	if (run_quiet("cd '%s' && cc -static -O1 -DSTATIC_PROG -o prog-static '%s'", tmpdir,
 		      p[2])) {
 		snprintf(cc, sizeof(cc), "%s/prog-static", tmpdir);
-		check_program("static", cc, NULL, "DT_NEEDED", false);
+		check_program("static", cc, NULL, "DT_NEEDED", false, false);
 	} else {
 		check(true, "linkmap: static # SKIP no static libc (libc6-dev's libc.a)");
 	}
+	test_inconsistent();
 	remove_tree(tmpdir);
 }

@@ -86,9 +86,16 @@ static bool wait_state(pid_t pid, const char *states, int tenths)
 	return strchr(states, state_of(pid));
 }
 
-static void test_held_before_ctor(const char *prog, const char *mark)
+/*
+ * via_loader: run as "ld.so PROG 3", where the process execs the loader
+ * itself (no PT_INTERP), which then maps the program and its libraries:
+ * held after that too, not at the loader's first instruction.
+ */
+static void test_held_before_ctor(const char *prog, const char *mark, bool via_loader)
 {
-	char *argv[] = { (char *)prog, "3", NULL };
+	char *direct[] = { (char *)prog, "3", NULL };
+	char *loader[] = { "/lib64/ld-linux-x86-64.so.2", (char *)prog, "3", NULL };
+	char **argv = via_loader ? loader : direct;
 	const struct mapped_object *libc;
 	struct mapped_object *maps = NULL;
 	struct spawn_event ev;
@@ -99,7 +106,8 @@ static void test_held_before_ctor(const char *prog, const char *mark)
 	pid_t pids[4];
 
 	setenv("SPAWN_CTOR_MARK", mark, 1);
-	if (!check(spawn_start(argv, false, &s, &err) == 0, "spawn starts %s", prog)) {
+	if (!check(spawn_start(argv, false, &s, &err) == 0, "spawn starts %s%s",
+		   via_loader ? "ld.so " : "", prog)) {
 		diag("%s", err.msg);
 		return;
 	}
@@ -424,7 +432,9 @@ void spawn_tests(void)
 	snprintf(mark, sizeof(mark), "%s/ctor-ran", tmpdir);
 	snprintf(cmd, sizeof(cmd), "cc -O1 -o '%s' '%s' >/dev/null 2>&1", prog, src);
 	if (check(system(cmd) == 0, "the spawn fixture builds")) {
-		test_held_before_ctor(prog, mark);
+		test_held_before_ctor(prog, mark, false);
+		unlink(mark);
+		test_held_before_ctor(prog, mark, true);
 		test_exec_followed(prog);
 		test_fork_followed(prog);
 	}
