@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --oom and --reclaim; see pressure.h.  The session: configure the module
+ * --oom, --reclaim, --vmscan, --compaction and --migration; see
+ * pressure.h.  The session: configure the module
  * for the pressure events alone (no allocation tables), start, then sleep
  * in poll(2) on the device (the event rings' wake-up) and a signalfd, and
  * print each record as it comes, in time order across CPUs.

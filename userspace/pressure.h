@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The memory pressure modes: --oom (oomkill's job) and --reclaim
- * (drsnoop's), fed by the module's per-CPU event rings (evreader.h).
- * Formatting is apart from the session so the host tests can check it.
+ * The memory pressure modes: --oom (oomkill's job), --reclaim
+ * (drsnoop's), --vmscan (vmscan.c), --compaction (compaction.c) and
+ * --migration (migration.c), fed by the module's per-CPU event rings
+ * (evreader.h).  Formatting is apart from the session so the host tests
+ * can check it.
  */
 #ifndef MEMTRACE_READ_PRESSURE_H
 #define MEMTRACE_READ_PRESSURE_H
@@ -18,7 +20,7 @@
 
 struct ksyms;
 
-/* Runs --oom or --reclaim; returns the process exit status. */
+/* Runs one of the pressure modes; returns the process exit status. */
 int pressure_run(const struct mt_options *o);
 
 /*
