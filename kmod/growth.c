@@ -366,6 +366,9 @@ void mt_growth_detach(void)
 			continue;
 		/* Waits for running handlers. */
 		unregister_kretprobe(&p->krp);
+		if (p->krp.nmissed || p->krp.kp.nmissed)
+			pr_info("%s: %d hits missed with no instance free (of %d), %lu inside another probe\n",
+				p->symbol, p->krp.nmissed, p->krp.maxactive, p->krp.kp.nmissed);
 		mt_gr.missed += p->krp.nmissed + p->krp.kp.nmissed;
 		p->registered = false;
 	}
