@@ -455,6 +455,15 @@ static inline unsigned long mt_kretprobe_retaddr(struct kretprobe_instance *ri)
 #endif
 
 /*
+ * Up to 5.13 (kprobe::fault_handler), x86 counts a page fault taken in a
+ * running kprobe handler in the probe's nmissed: a kretprobe's handler
+ * reading a user stack page that is not there looks like a dropped hit.
+ */
+#if defined(MEMTRACE_HAVE_KPROBE_FAULT_HANDLER) && defined(CONFIG_X86)
+#define MT_KPROBE_HANDLER_FAULTS_MISSED
+#endif
+
+/*
  * Kernel stacks through a kretprobe.  A kretprobe replaces the return
  * address of the probed function with its trampoline's.  From 5.13 the
  * x86 unwinder puts the real one back (unwind_recover_kretprobe(), then
