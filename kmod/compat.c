@@ -258,3 +258,169 @@ u32 mt_kconfig_off(void)
 	       (IS_ENABLED(CONFIG_UPROBES) ? 0 : MEMTRACE_KCONFIG_UPROBES) |
 	       mt_nohook();
 }
+
+#ifdef MT_KRETPROBE_UNWIND_FIX
+#include <linux/hash.h>
+#include <asm/unwind.h>
+
+/*
+ * The return addresses memtrace's kretprobes replaced, by stack slot: a
+ * fixed table (the handlers may not allocate, sleep or take a lock that
+ * the unwinder, run from any hook, could wait on), open addressing over a
+ * short window.  An entry is claimed with cmpxchg and read only by its own
+ * task, whose stack the slot is on: no two live tasks share a key.  Far
+ * more entries than kretprobe instances can be in flight on small
+ * machines; an entry not kept is counted (mt_krp_lost()).
+ */
+#define MT_KRP_BITS	11
+#define MT_KRP_WINDOW	16
+
+struct mt_krp_entry {
+	unsigned long slot;		/* 0: free */
+	unsigned long ret;
+	struct task_struct *task;
+};
+
+static struct mt_krp_entry mt_krp_tab[1 << MT_KRP_BITS];
+static atomic_t mt_krp_used;
+static atomic64_t mt_krp_nr_lost;
+/* kretprobe_trampoline, not exported: learnt from the first return. */
+static unsigned long mt_krp_trampoline;
+
+/*
+ * A return handler's frame, for a stack taken in it: the trampoline calls
+ * the handlers on the pt_regs it pushed after the probed function
+ * returned, so the slot is popped already.  Per CPU: the handler runs with
+ * interrupts off (kprobe_hooks.c).
+ */
+struct mt_krp_ret_frame {
+	const struct pt_regs *regs;	/* NULL: not in a return handler */
+	unsigned long ret, slot;
+};
+
+static DEFINE_PER_CPU(struct mt_krp_ret_frame, mt_krp_ret_frame);
+
+static struct mt_krp_entry *mt_krp_at(unsigned long slot, unsigned int i)
+{
+	return &mt_krp_tab[(hash_long(slot, MT_KRP_BITS) + i) & ((1 << MT_KRP_BITS) - 1)];
+}
+
+static struct mt_krp_entry *mt_krp_find(unsigned long slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < MT_KRP_WINDOW; i++) {
+		struct mt_krp_entry *e = mt_krp_at(slot, i);
+
+		if (READ_ONCE(e->slot) == slot && READ_ONCE(e->task) == current)
+			return e;
+	}
+	return NULL;
+}
+
+void mt_krp_keep(struct pt_regs *regs)
+{
+	/* Where arch_prepare_kretprobe() will put the trampoline (ri->fp). */
+	unsigned long slot = kernel_stack_pointer(regs);
+	unsigned long ret = READ_ONCE_NOCHECK(*(unsigned long *)slot);
+	struct mt_krp_entry *e = mt_krp_find(slot);
+	unsigned int i;
+
+	if (!e) {
+		for (i = 0; i < MT_KRP_WINDOW; i++) {
+			e = mt_krp_at(slot, i);
+			if (!READ_ONCE(e->slot) && !cmpxchg(&e->slot, 0, slot))
+				break;
+		}
+		if (i == MT_KRP_WINDOW) {
+			atomic64_inc(&mt_krp_nr_lost);
+			return;
+		}
+		atomic_inc(&mt_krp_used);
+	}
+	WRITE_ONCE(e->ret, ret);
+	WRITE_ONCE(e->task, current);
+}
+
+void mt_krp_ret_begin(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mt_krp_ret_frame *f = this_cpu_ptr(&mt_krp_ret_frame);
+
+	/* trampoline_handler() points regs->ip at the trampoline. */
+	if (!READ_ONCE(mt_krp_trampoline))
+		WRITE_ONCE(mt_krp_trampoline, instruction_pointer(regs));
+	f->ret = mt_kretprobe_retaddr(ri);
+	f->slot = (unsigned long)ri->fp;
+	f->regs = regs;
+}
+
+void mt_krp_ret_end(struct kretprobe_instance *ri)
+{
+	struct mt_krp_entry *e = mt_krp_find((unsigned long)ri->fp);
+
+	this_cpu_write(mt_krp_ret_frame.regs, NULL);
+	if (!e)
+		return;
+	WRITE_ONCE(e->task, NULL);
+	/* Free only once no longer this task's: a claimer writes its own after. */
+	smp_store_release(&e->slot, 0);
+	atomic_dec(&mt_krp_used);
+}
+
+/*
+ * Entries whose function returned after its kretprobe was unregistered
+ * (no return handler ran) are left: with every kretprobe gone, none is
+ * needed any more.
+ */
+void mt_krp_forget_all(void)
+{
+	memset(mt_krp_tab, 0, sizeof(mt_krp_tab));
+	atomic_set(&mt_krp_used, 0);
+}
+
+u64 mt_krp_lost(void)
+{
+	return atomic64_read(&mt_krp_nr_lost);
+}
+
+void mt_krp_lost_reset(void)
+{
+	atomic64_set(&mt_krp_nr_lost, 0);
+}
+
+unsigned long mt_krp_unwind_fix(struct unwind_state *st, unsigned long ip)
+{
+	const struct mt_krp_ret_frame *f;
+	unsigned long trampoline;
+	struct mt_krp_entry *e;
+	unsigned long ret;
+
+	if (!atomic_read(&mt_krp_used) || st->regs)
+		return ip;
+	/*
+	 * In a return handler, the frame above the handler's is the
+	 * trampoline's, whose stack is the pt_regs: go on from the caller the
+	 * probed function returned to, at the stack it returned with.
+	 */
+	f = this_cpu_ptr(&mt_krp_ret_frame);
+	if (f->regs && st->sp == (unsigned long)f->regs) {
+		st->ip = f->ret;
+		st->sp = f->slot + sizeof(long);
+		st->bp = f->regs->bp;
+		return f->ret;
+	}
+	/* A replaced return address is the trampoline's entry, once known. */
+	trampoline = READ_ONCE(mt_krp_trampoline);
+	if (trampoline && ip != trampoline)
+		return ip;
+	e = mt_krp_find(st->sp - sizeof(long));
+	if (!e)
+		return ip;
+	ret = READ_ONCE(e->ret);
+	if (!ret || ret == ip)
+		return ip;
+	/* ORC finds the next frame from the ip alone: the caller's, now. */
+	st->ip = ret;
+	return ret;
+}
+#endif /* MT_KRETPROBE_UNWIND_FIX */

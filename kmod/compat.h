@@ -529,6 +529,64 @@ static inline unsigned long mt_kretprobe_retaddr(struct kretprobe_instance *ri)
 #endif
 
 /*
+ * Up to 5.13 (kprobe::fault_handler), x86 counts a page fault taken in a
+ * running kprobe handler in the probe's nmissed: a kretprobe's handler
+ * reading a user stack page that is not there looks like a dropped hit.
+ */
+#if defined(MEMTRACE_HAVE_KPROBE_FAULT_HANDLER) && defined(CONFIG_X86)
+#define MT_KPROBE_HANDLER_FAULTS_MISSED
+#endif
+
+/*
+ * Kernel stacks through a kretprobe.  A kretprobe replaces the return
+ * address of the probed function with its trampoline's.  From 5.13 the
+ * x86 unwinder puts the real one back (unwind_recover_kretprobe(), then
+ * unwind_recover_rethook()); before (5.10), it stops at the trampoline, and
+ * a stack taken under a function memtrace kretprobes, or in the return
+ * handler, names neither the caller nor its module.  There, memtrace's own
+ * kretprobes keep each return address they replace by its stack slot
+ * (ri->fp), and the ORC walk of kstack.c puts it back.  Elsewhere these
+ * are empty: the code is what it was without them.
+ */
+#if defined(CONFIG_KRETPROBES) && defined(CONFIG_X86_64) && \
+	defined(CONFIG_UNWINDER_ORC) && defined(MEMTRACE_HAVE_KRETPROBE_INSTANCE_FP) && \
+	!defined(MEMTRACE_HAVE_UNWIND_RECOVER_KRETPROBE) && \
+	!defined(MEMTRACE_HAVE_UNWIND_RECOVER_RETHOOK)
+#define MT_KRETPROBE_UNWIND_FIX
+struct unwind_state;
+
+/* Entry handler: the return address at regs' stack pointer is to be replaced. */
+void mt_krp_keep(struct pt_regs *regs);
+/* Return handler: around the memtrace handler (stacks taken in it), then forget. */
+void mt_krp_ret_begin(struct kretprobe_instance *ri, struct pt_regs *regs);
+void mt_krp_ret_end(struct kretprobe_instance *ri);
+/* All of memtrace's kretprobes are unregistered: no kept address stands. */
+void mt_krp_forget_all(void);
+/* Return addresses not kept (the table was full) since the reset: stacks that stop short. */
+u64 mt_krp_lost(void);
+void mt_krp_lost_reset(void);
+/*
+ * The ORC walk of the current task is at return address ip: the real one
+ * if a kretprobe replaced it (st moved on to that caller's frame), else ip.
+ */
+unsigned long mt_krp_unwind_fix(struct unwind_state *st, unsigned long ip);
+#else
+struct pt_regs;
+struct kretprobe_instance;
+struct unwind_state;
+static inline void mt_krp_keep(struct pt_regs *regs) { }
+static inline void mt_krp_ret_begin(struct kretprobe_instance *ri, struct pt_regs *regs) { }
+static inline void mt_krp_ret_end(struct kretprobe_instance *ri) { }
+static inline void mt_krp_forget_all(void) { }
+static inline u64 mt_krp_lost(void) { return 0; }
+static inline void mt_krp_lost_reset(void) { }
+static inline unsigned long mt_krp_unwind_fix(struct unwind_state *st, unsigned long ip)
+{
+	return ip;
+}
+#endif
+
+/*
  * Allocator functions that kprobes reach, by their name in the kernel built
  * against: 6.10 renamed them *_noprof (memory allocation profiling) and
  * made the old names macros.

@@ -64,6 +64,8 @@ struct mt_gr_probe {
 	bool present;		/* probeable on this kernel */
 	bool registered;
 	struct kretprobe krp;
+	/* kp.nmissed that were faults in this probe's handlers (compat.h) */
+	atomic64_t handler_faults;
 };
 
 static int mt_gr_fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
@@ -308,6 +310,35 @@ static int mt_gr_fault_return(struct kretprobe_instance *ri, struct pt_regs *reg
 	return 0;
 }
 
+#ifdef MT_KPROBE_HANDLER_FAULTS_MISSED
+/*
+ * The return handlers, with what kp.nmissed gained while they ran: their
+ * own page faults (the user stack reads), not hits missed.  A hit missed
+ * on another CPU meanwhile is taken for one: the count errs low.
+ */
+static int mt_gr_return_counted(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mt_gr_probe *p = mt_gr_probe_of(ri);
+	unsigned long before = READ_ONCE(p->krp.kp.nmissed);
+
+	if (p->type == MEMTRACE_EVT_FAULT)
+		mt_gr_fault_return(ri, regs);
+	else
+		mt_gr_return(ri, regs);
+	atomic64_add(READ_ONCE(p->krp.kp.nmissed) - before, &p->handler_faults);
+	return 0;
+}
+#endif
+
+/* Hits the kernel dropped: instances exhausted, or inside another probe. */
+static u64 mt_gr_probe_missed(struct mt_gr_probe *p)
+{
+	s64 n = (s64)p->krp.nmissed + p->krp.kp.nmissed -
+		atomic64_read(&p->handler_faults);
+
+	return max_t(s64, n, 0);
+}
+
 /* A kretprobe is registered again only as it was first filled in. */
 static void mt_gr_krp_reset(struct mt_gr_probe *p)
 {
@@ -316,7 +347,12 @@ static void mt_gr_krp_reset(struct mt_gr_probe *p)
 	memset(&p->krp, 0, sizeof(p->krp));
 	p->krp.kp.symbol_name = p->symbol;
 	p->krp.entry_handler = fault ? mt_gr_fault_entry : mt_gr_entry;
+#ifdef MT_KPROBE_HANDLER_FAULTS_MISSED
+	p->krp.handler = mt_gr_return_counted;
+#else
 	p->krp.handler = fault ? mt_gr_fault_return : mt_gr_return;
+#endif
+	atomic64_set(&p->handler_faults, 0);
 	p->krp.data_size = fault ? sizeof(struct mt_gr_fault) : sizeof(struct mt_gr_call);
 	/* Calls may sleep (mmap_lock): many can be in flight per CPU. */
 	p->krp.maxactive = max_t(int, 64, 8 * num_possible_cpus());
@@ -366,7 +402,11 @@ void mt_growth_detach(void)
 			continue;
 		/* Waits for running handlers. */
 		unregister_kretprobe(&p->krp);
-		mt_gr.missed += p->krp.nmissed + p->krp.kp.nmissed;
+		if (p->krp.nmissed || p->krp.kp.nmissed)
+			pr_info("%s: %d hits missed with no instance free (of %d), %lu inside another probe or faults in its handler (%lld)\n",
+				p->symbol, p->krp.nmissed, p->krp.maxactive, p->krp.kp.nmissed,
+				(long long)atomic64_read(&p->handler_faults));
+		mt_gr.missed += mt_gr_probe_missed(p);
 		p->registered = false;
 	}
 	WRITE_ONCE(mt_gr.er, NULL);
@@ -413,8 +453,7 @@ void mt_growth_stats(struct memtrace_evstats *st)
 	st->probe_missed += mt_gr.missed;
 	for (i = 0; i < ARRAY_SIZE(mt_gr_probes); i++)
 		if (mt_gr_probes[i].registered)
-			st->probe_missed += mt_gr_probes[i].krp.nmissed +
-					    mt_gr_probes[i].krp.kp.nmissed;
+			st->probe_missed += mt_gr_probe_missed(&mt_gr_probes[i]);
 	st->file_unknown += atomic64_read(&mt_gr.file_unknown);
 	st->stack_faults += atomic64_read(&mt_gr.stack_faults);
 	mt_unwind_sum(&mt_gr_unwind, &st->unwind);

@@ -430,6 +430,8 @@ static int mt_kp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	local_irq_save(flags);
 	this_cpu_inc(mt.pcpu->in_kprobe);
 	ret = k->entry(ri, regs);
+	if (!ret)
+		mt_krp_keep(regs);
 	this_cpu_dec(mt.pcpu->in_kprobe);
 	local_irq_restore(flags);
 	return ret;
@@ -442,7 +444,9 @@ static int mt_kp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	local_irq_save(flags);
 	this_cpu_inc(mt.pcpu->in_kprobe);
+	mt_krp_ret_begin(ri, regs);
 	k->ret(ri, regs);
+	mt_krp_ret_end(ri);
 	this_cpu_dec(mt.pcpu->in_kprobe);
 	local_irq_restore(flags);
 	return 0;
@@ -563,6 +567,7 @@ int mt_kprobe_hooks_attach(u32 events)
 	int i, ret;
 
 	mt_kp_missed_detached = 0;
+	mt_krp_lost_reset();
 	for (i = 0; i < MT_KP_NR; i++) {
 		struct mt_kp *k = &mt_kps[i];
 
@@ -593,6 +598,7 @@ void mt_kprobe_hooks_detach(void)
 		if (mt_kps[i].attached)
 			mask |= BIT(i);
 	mt_kp_unregister_mask(mask);
+	mt_krp_forget_all();
 	for (i = 0; i < MT_KP_NR; i++) {
 		u64 missed;
 
@@ -611,9 +617,13 @@ void mt_kprobe_hooks_detach(void)
 	}
 }
 
+/*
+ * Besides the hits the kernel dropped, the return addresses not kept for
+ * the unwinder (compat.h): their stacks stop at the kretprobe.
+ */
 u64 mt_kprobe_hooks_missed(void)
 {
-	u64 n = mt_kp_missed_detached;
+	u64 n = mt_kp_missed_detached + mt_krp_lost();
 	int i;
 
 	for (i = 0; i < MT_KP_NR; i++)

@@ -308,6 +308,8 @@ static unsigned int mt_kstack_unwind(unsigned long *top, unsigned long *frames,
 
 		if (!ip)
 			break;
+		/* Where the kernel does not, put back what a kretprobe replaced. */
+		ip = mt_krp_unwind_fix(&st, ip);
 		frames[nr] = ip;
 		if (ok && (st.regs || st.stack_info.type != STACK_TYPE_TASK ||
 			   !mt_memo_frame(slot, nr, base, (unsigned long *)st.sp - 1, ip)))

@@ -9,7 +9,8 @@
  * in its "Killed process" line is read where the kernel reads it: the
  * oom:mark_victim tracepoint, which __oom_kill_process() fires with the
  * victim's task lock held, so victim->mm is stable there.  Reading the mm
- * from the kprobe would race with the victim's exit.
+ * from the kprobe without that lock would race with the victim's exit
+ * (where mark_victim passes no task, it is read there under the lock).
  *
  * Page reclaim's work (--vmscan): the vmscan tracepoints of kswapd's
  * runs, LRU isolation and shrinking, slab shrinkers and pageout, one
@@ -26,6 +27,7 @@
 
 #include <linux/cgroup.h>
 #include <linux/compaction.h>
+#include <linux/cred.h>
 #include <linux/kprobes.h>
 #include <linux/memcontrol.h>
 #include <linux/migrate_mode.h>
@@ -38,6 +40,7 @@
 #include <linux/swap.h>
 #include <linux/sched.h>
 #include <linux/sched/loadavg.h>
+#include <linux/sched/task.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -148,6 +151,62 @@ static u32 mt_pr_constraint(enum oom_constraint c)
 	}
 }
 
+/*
+ * The victim's record: its memory as the kernel's "Killed process" line
+ * prints it.  The caller holds the victim's task lock (mm is stable).
+ */
+static void mt_pr_victim(struct mt_evring *er, struct task_struct *task, uid_t uid)
+{
+	struct memtrace_ev_oom_victim *r;
+	struct mm_struct *mm = task->mm;
+	unsigned long flags;
+
+	r = mt_evring_reserve(er, MEMTRACE_EVT_OOM_VICTIM, sizeof(*r), &flags);
+	if (!r)
+		return;
+	r->ts_ns = ktime_get_mono_fast_ns();
+	r->pid = mt_pr_pid(task);
+	r->trigger_pid = mt_pr_pid(current);
+	mt_pr_comm(r->comm, task);
+	r->uid = uid;
+	r->oom_score_adj = task->signal->oom_score_adj;
+	if (mm) {
+		r->total_vm_kb = mm->total_vm << (PAGE_SHIFT - 10);
+		r->anon_rss_kb = get_mm_counter(mm, MM_ANONPAGES) << (PAGE_SHIFT - 10);
+		r->file_rss_kb = get_mm_counter(mm, MM_FILEPAGES) << (PAGE_SHIFT - 10);
+		r->shmem_rss_kb = get_mm_counter(mm, MM_SHMEMPAGES) << (PAGE_SHIFT - 10);
+		r->pgtables_kb = mm_pgtables_bytes(mm) >> 10;
+	}
+	mt_evring_commit(er, r, flags);
+}
+
+#ifdef MEMTRACE_HAVE_MARK_VICTIM_TASK
+static void mt_pr_mark_victim(void *data, struct task_struct *task, uid_t uid)
+{
+	struct mt_evring *er = READ_ONCE(mt_pr.er);
+
+	/* __oom_kill_process() holds the task lock here (see the top). */
+	if (er)
+		mt_pr_victim(er, task, uid);
+}
+MT_CHECK_PROBE(mark_victim, mt_pr_mark_victim)
+#else
+/*
+ * mark_victim passes a pid alone (mainline to 6.8): the victim's record is
+ * taken in the oom_kill_process kprobe, right after the kill's, under the
+ * task lock the kernel's own report takes (find_lock_task_mm(), not
+ * exported: the victim's own, which a single-threaded victim has).  Its
+ * memory is the same as at the kill but for the pages faulted in between.
+ */
+static void mt_pr_victim_at_kill(struct mt_evring *er, struct task_struct *victim)
+{
+	task_lock(victim);
+	if (victim->mm)
+		mt_pr_victim(er, victim, from_kuid(&init_user_ns, task_uid(victim)));
+	task_unlock(victim);
+}
+#endif
+
 static int mt_pr_oom_kill(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct oom_control *oc = (struct oom_control *)regs_get_kernel_argument(regs, 0);
@@ -187,6 +246,10 @@ static int mt_pr_oom_kill(struct kprobe *kp, struct pt_regs *regs)
 	r->loadavg[2] = READ_ONCE(avenrun[2]);
 	mt_pr_oom_stack(r, (u64 *)(r + 1), regs);
 	mt_evring_commit(er, r, flags);
+#ifndef MEMTRACE_HAVE_MARK_VICTIM_TASK
+	if (victim && victim != (void *)-1UL)
+		mt_pr_victim_at_kill(er, victim);
+#endif
 	return 0;
 }
 
@@ -195,37 +258,6 @@ static struct kprobe mt_pr_oom_kp = {
 	.pre_handler = mt_pr_oom_kill,
 };
 
-#ifdef MEMTRACE_HAVE_MARK_VICTIM_TASK
-static void mt_pr_mark_victim(void *data, struct task_struct *task, uid_t uid)
-{
-	struct memtrace_ev_oom_victim *r;
-	struct mt_evring *er = READ_ONCE(mt_pr.er);
-	struct mm_struct *mm = task->mm;
-	unsigned long flags;
-
-	if (!er)
-		return;
-	r = mt_evring_reserve(er, MEMTRACE_EVT_OOM_VICTIM, sizeof(*r), &flags);
-	if (!r)
-		return;
-	r->ts_ns = ktime_get_mono_fast_ns();
-	r->pid = mt_pr_pid(task);
-	r->trigger_pid = mt_pr_pid(current);
-	mt_pr_comm(r->comm, task);
-	r->uid = uid;
-	r->oom_score_adj = task->signal->oom_score_adj;
-	/* The caller holds the task lock: mm is stable (see the top). */
-	if (mm) {
-		r->total_vm_kb = mm->total_vm << (PAGE_SHIFT - 10);
-		r->anon_rss_kb = get_mm_counter(mm, MM_ANONPAGES) << (PAGE_SHIFT - 10);
-		r->file_rss_kb = get_mm_counter(mm, MM_FILEPAGES) << (PAGE_SHIFT - 10);
-		r->shmem_rss_kb = get_mm_counter(mm, MM_SHMEMPAGES) << (PAGE_SHIFT - 10);
-		r->pgtables_kb = mm_pgtables_bytes(mm) >> 10;
-	}
-	mt_evring_commit(er, r, flags);
-}
-MT_CHECK_PROBE(mark_victim, mt_pr_mark_victim)
-#endif
 
 /* ---- direct reclaim ---- */
 

@@ -36,7 +36,8 @@ check_match "--faults: touch_pages (< run_faults) < main has the $touched faults
 	"^	$touched page faults \(0 major\) by memgrowth " "$line" ||
 	diag "$(head -n 60 "$OUT")"
 check_match "--faults: nothing lost" '^Lost: 0 events' "$(cat "$OUT")"
-check_match "--faults: no fault missed" '^Missed: 0 events' "$(cat "$OUT")"
+check_match "--faults: no fault missed" '^Missed: 0 events' "$(cat "$OUT")" ||
+	diag "$(grep '^Missed:' "$OUT"; dmesg | grep 'hits missed')"
 
 OUT=/tmp/faults-cfi.out
 memtrace-read --faults --unwind=cfi -T 100 -- memgrowth faults $N "$DAT" >"$OUT" 2>&1
