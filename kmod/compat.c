@@ -270,7 +270,9 @@ u32 mt_kconfig_off(void)
  * short window.  An entry is claimed with cmpxchg and read only by its own
  * task, whose stack the slot is on: no two live tasks share a key.  Far
  * more entries than kretprobe instances can be in flight on small
- * machines; an entry not kept is counted (mt_krp_lost()).
+ * machines; an entry not kept is counted (mt_krp_lost()) and said in the
+ * kernel log when the kprobes detach: not a dropped hit, a stack that stops
+ * at the trampoline.
  */
 #define MT_KRP_BITS	11
 #define MT_KRP_WINDOW	16
@@ -395,12 +397,13 @@ unsigned long mt_krp_unwind_fix(struct unwind_state *st, unsigned long ip)
 	struct mt_krp_entry *e;
 	unsigned long ret;
 
-	if (!atomic_read(&mt_krp_used) || st->regs)
+	if (st->regs)
 		return ip;
 	/*
 	 * In a return handler, the frame above the handler's is the
 	 * trampoline's, whose stack is the pt_regs: go on from the caller the
-	 * probed function returned to, at the stack it returned with.
+	 * probed function returned to, at the stack it returned with (known
+	 * from the handler itself, whether or not its entry was kept).
 	 */
 	f = this_cpu_ptr(&mt_krp_ret_frame);
 	if (f->regs && st->sp == (unsigned long)f->regs) {
@@ -409,6 +412,8 @@ unsigned long mt_krp_unwind_fix(struct unwind_state *st, unsigned long ip)
 		st->bp = f->regs->bp;
 		return f->ret;
 	}
+	if (!atomic_read(&mt_krp_used))
+		return ip;
 	/* A replaced return address is the trampoline's entry, once known. */
 	trampoline = READ_ONCE(mt_krp_trampoline);
 	if (trampoline && ip != trampoline)

@@ -16,6 +16,17 @@
 #include <linux/timer.h>
 #include "compat-probed.h"
 
+/*
+ * A function called from another file only directly (the probes' tail
+ * calls into the recorder) is no indirect-branch target: __noendbr keeps
+ * IBT kernels from putting an ENDBR, executed on every call, at its
+ * start, as they do at every global function.  Kernels before IBT (5.10)
+ * have no such attribute and need none.
+ */
+#ifndef __noendbr
+#define __noendbr
+#endif
+
 struct kmem_cache;
 
 /*

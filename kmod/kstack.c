@@ -558,7 +558,8 @@ unsigned int mt_kstack_kprobe(struct pt_regs *regs, unsigned long fn, unsigned l
 
 		if (!ip)
 			break;
-		frames[n++] = ip;
+		/* An OOM under a kretprobed allocator (mempool_alloc()...). */
+		frames[n++] = mt_krp_unwind_fix(&st, ip);
 	}
 	return n;
 #else

@@ -648,7 +648,7 @@ static bool mt_vmalloc_area_edit(struct mt_live *e, void *arg)
 }
 
 /* mt_record_kfree() past its fast path. */
-noinline void mt_record_kfree_guarded(unsigned long addr)
+noinline __noendbr void mt_record_kfree_guarded(unsigned long addr)
 {
 	struct mt_pcpu *c;
 	unsigned long flags;
@@ -670,7 +670,7 @@ noinline void mt_record_kfree_guarded(unsigned long addr)
 }
 
 /* A free -s N may have sampled, or any free in other modes. */
-noinline void mt_record_kfree_lookup(unsigned long addr)
+noinline __noendbr void mt_record_kfree_lookup(unsigned long addr)
 {
 	if (!mt_surely_untracked(addr, MT_NS_KVA))
 		mt_record_kfree_guarded(addr);
@@ -963,7 +963,7 @@ void mt_record_vmalloc_pages(unsigned long addr, unsigned long nr_pages, u32 sta
  * frame.  fast comes where the probe's data did: the probe passes its
  * arguments on as they are.
  */
-noinline void mt_probe_kmalloc_record(enum mt_fast fast, unsigned long call_site,
+noinline __noendbr void mt_probe_kmalloc_record(enum mt_fast fast, unsigned long call_site,
 					     const void *ptr, size_t bytes_req,
 					     size_t bytes_alloc, gfp_t gfp)
 {
@@ -978,7 +978,7 @@ noinline void mt_probe_kmalloc_record(enum mt_fast fast, unsigned long call_site
 }
 
 /* Byte sampling's countdown crossed 0 at left: draw, and record if sampled. */
-noinline void mt_probe_kmalloc_crossed(s64 left, unsigned long call_site,
+noinline __noendbr void mt_probe_kmalloc_crossed(s64 left, unsigned long call_site,
 					      const void *ptr, size_t bytes_req,
 					      size_t bytes_alloc, gfp_t gfp)
 {
@@ -992,7 +992,7 @@ noinline void mt_probe_kmalloc_crossed(s64 left, unsigned long call_site,
 }
 
 /* The kmem_cache_alloc probe past its fast path. */
-noinline void mt_probe_cache_alloc_record(unsigned long call_site, const void *ptr,
+noinline __noendbr void mt_probe_cache_alloc_record(unsigned long call_site, const void *ptr,
 						 struct kmem_cache *s, u32 sample_bytes,
 						 enum mt_fast fast)
 {
@@ -1006,7 +1006,7 @@ noinline void mt_probe_cache_alloc_record(unsigned long call_site, const void *p
 }
 
 /* mt_probe_kmalloc_crossed() for a cache's object of bytes. */
-noinline void mt_probe_cache_alloc_crossed(unsigned long call_site, const void *ptr,
+noinline __noendbr void mt_probe_cache_alloc_crossed(unsigned long call_site, const void *ptr,
 						  struct kmem_cache *s, u32 bytes, s64 left)
 {
 	enum mt_fast fast = mt_bytes_crossed(left, bytes, mt.filter.fast_bytes);

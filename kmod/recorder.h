@@ -16,6 +16,7 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 
+#include "compat.h"
 #include "sampling.h"
 #include "session.h"
 
@@ -168,25 +169,25 @@ void mt_record_reassign(unsigned long addr, u8 kind, u64 since_ns, unsigned long
 /* ---- the slab probes' fast paths (hooks.c), inline -------------------- */
 
 /* mt_record_kfree() past its fast path. */
-void mt_record_kfree_guarded(unsigned long addr);
+__noendbr void mt_record_kfree_guarded(unsigned long addr);
 /* A free -s N may have sampled, or any free in other modes. */
-void mt_record_kfree_lookup(unsigned long addr);
+__noendbr void mt_record_kfree_lookup(unsigned long addr);
 
 /*
  * The kmalloc and kmem_cache_alloc probes past their fast paths (hooks.c
  * calls them in tail position only): record the allocation, or first
  * draw, byte sampling's countdown having crossed 0 at left.
  */
-void mt_probe_kmalloc_record(enum mt_fast fast, unsigned long call_site,
+__noendbr void mt_probe_kmalloc_record(enum mt_fast fast, unsigned long call_site,
 			     const void *ptr, size_t bytes_req,
 			     size_t bytes_alloc, gfp_t gfp);
-void mt_probe_kmalloc_crossed(s64 left, unsigned long call_site,
+__noendbr void mt_probe_kmalloc_crossed(s64 left, unsigned long call_site,
 			      const void *ptr, size_t bytes_req,
 			      size_t bytes_alloc, gfp_t gfp);
-void mt_probe_cache_alloc_record(unsigned long call_site, const void *ptr,
+__noendbr void mt_probe_cache_alloc_record(unsigned long call_site, const void *ptr,
 				 struct kmem_cache *s, u32 sample_bytes,
 				 enum mt_fast fast);
-void mt_probe_cache_alloc_crossed(unsigned long call_site, const void *ptr,
+__noendbr void mt_probe_cache_alloc_crossed(unsigned long call_site, const void *ptr,
 				  struct kmem_cache *s, u32 bytes, s64 left);
 
 /* memtrace's own allocations: under mt_lock(), or the live index's growing. */
