@@ -24,8 +24,10 @@ fi
 
 # chain_re BYTES COUNT LIB: a stack of BYTES in COUNT from malloc's caller
 # through LIB's three functions into dlopenprog's run_dlopen and main.
+# After "from stack", the trend tag a -p report adds once enough intervals
+# passed ("[stable]", "[growing ...]"; more of them on a slow host).
 chain_re() {
-	printf '%s\n' "^[[:space:]]*$1 bytes in $2 allocations from stack ;; $(fr dl_level3 "$3") ;; $(fr dl_level2 "$3") ;; $(fr dlalloc_leak "$3") ;; $(fr run_dlopen dlopenprog) ;; $(fr main dlopenprog)( ;; |\$)"
+	printf '%s\n' "^[[:space:]]*$1 bytes in $2 allocations from stack( \[[^];]*\])? ;; $(fr dl_level3 "$3") ;; $(fr dl_level2 "$3") ;; $(fr dlalloc_leak "$3") ;; $(fr run_dlopen dlopenprog) ;; $(fr main dlopenprog)( ;; |\$)"
 }
 
 for lib in libdlalloc.so libdlalloc-dbg.so; do
