@@ -31,6 +31,41 @@ static const char *base_name(const char *path)
 }
 
 /*
+ * Calls fn for each entry of elf's dynamic section, up to DT_NULL or until
+ * fn returns false; strndx names the section's string table.
+ */
+static void for_each_dyn(Elf *elf, bool (*fn)(void *ctx, Elf *elf, size_t strndx,
+					      const GElf_Dyn *dyn), void *ctx)
+{
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(data, (int)k, &dyn) || dyn.d_tag == DT_NULL ||
+			    !fn(ctx, elf, sh.sh_link, &dyn))
+				return;
+		}
+	}
+}
+
+static bool dyn_pie(void *ctx, Elf *elf, size_t strndx, const GElf_Dyn *dyn)
+{
+	(void)elf;
+	(void)strndx;
+	if (dyn->d_tag == DT_FLAGS_1 && (dyn->d_un.d_val & DF_1_PIE))
+		*(bool *)ctx = true;
+	return !*(bool *)ctx;
+}
+
+/*
  * Whether the ELF file at path is a program (ET_EXEC, or a PIE: DF_1_PIE)
  * rather than a shared object.  ld.so is a shared object even when it is
  * what the process exec'd ("ld.so ./prog").
@@ -38,7 +73,6 @@ static const char *base_name(const char *path)
 bool linkmap_is_program(const char *path)
 {
 	bool program = false;
-	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	Elf *elf;
 	int fd;
@@ -50,22 +84,8 @@ bool linkmap_is_program(const char *path)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && gelf_getehdr(elf, &eh))
 		program = eh.e_type == ET_EXEC;
-	while (elf && !program && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Dyn dyn;
-
-			if (!gelf_getdyn(data, (int)k, &dyn) || dyn.d_tag == DT_NULL)
-				break;
-			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
-				program = true;
-		}
-	}
+	if (elf && !program)
+		for_each_dyn(elf, dyn_pie, &program);
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -186,12 +206,37 @@ static bool answers_to(const struct mapped_object *m, const char *soname, const 
 	       !strcmp(base_name(m->path), needed);
 }
 
+/* read_dynamic()'s state: DT_NEEDED names NUL-separated, and DT_SONAME. */
+struct dyn_names {
+	char *names, *soname;
+	size_t len, soname_len, used, count;
+};
+
+static bool dyn_needed(void *ctx, Elf *elf, size_t strndx, const GElf_Dyn *dyn)
+{
+	struct dyn_names *d = ctx;
+	const char *s;
+
+	if (dyn->d_tag != DT_NEEDED && dyn->d_tag != DT_SONAME)
+		return true;
+	s = elf_strptr(elf, strndx, dyn->d_un.d_val);
+	if (!s)
+		return true;
+	if (dyn->d_tag == DT_SONAME) {
+		snprintf(d->soname, d->soname_len, "%s", s);
+	} else if (d->used + strlen(s) + 1 <= d->len) {
+		memcpy(d->names + d->used, s, strlen(s) + 1);
+		d->used += strlen(s) + 1;
+		d->count++;
+	}
+	return true;
+}
+
 /* One object's DT_NEEDED names (into names, NUL-separated) and its DT_SONAME. */
 static size_t read_dynamic(const char *path, char *names, size_t len, char *soname,
 			   size_t soname_len)
 {
-	size_t used = 0, count = 0;
-	Elf_Scn *scn = NULL;
+	struct dyn_names d = { names, soname, len, soname_len, 0, 0 };
 	Elf *elf;
 	int fd;
 
@@ -201,37 +246,11 @@ static size_t read_dynamic(const char *path, char *names, size_t len, char *sona
 		return 0;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t k = 0; k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Dyn dyn;
-			const char *s;
-
-			if (!gelf_getdyn(data, (int)k, &dyn) || dyn.d_tag == DT_NULL)
-				break;
-			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME)
-				continue;
-			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			if (!s)
-				continue;
-			if (dyn.d_tag == DT_SONAME) {
-				snprintf(soname, soname_len, "%s", s);
-			} else if (used + strlen(s) + 1 <= len) {
-				memcpy(names + used, s, strlen(s) + 1);
-				used += strlen(s) + 1;
-				count++;
-			}
-		}
-	}
+	for_each_dyn(elf, dyn_needed, &d);
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return count;
+	return d.count;
 }
 
 /* Appends file's contents to buf (of len, holding *used), a space between. */
