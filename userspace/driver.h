@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The session driver: what every mode's session does, written once.
+ * Open the device, configure it for the row's event sources, start, then
+ * wait for the interval's end, a signal or ring data, drain the rings
+ * into the row's record callback, and at the end stop, drain what is
+ * left and hand over to the row's end.  The mode (mode.h) says only what
+ * is its own.
+ */
+#ifndef MEMTRACE_READ_DRIVER_H
+#define MEMTRACE_READ_DRIVER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "device.h"
+#include "evjson.h"
+#include "evreader.h"
+#include "mode.h"
+#include "options.h"
+
+struct mt_driver {
+	const struct mt_mode_row *row;
+	const struct mt_options *o;
+	FILE *text;			/* the text report: stdout, or NULL when --json has stdout */
+	struct evjson_out json;		/* --json */
+	struct mt_device dev;
+	struct evreader er;		/* er.map: the module's rings are read */
+	/* module_optional: why the module gives no records (er.map NULL); "" if it does. */
+	char module_why[sizeof(((struct mt_err *)0)->msg)];
+	int sigfd;			/* SIGINT, SIGTERM */
+	void *state;			/* the mode's own, set by its setup */
+};
+
+/* Runs the mode of row with the options o; returns the process exit status. */
+int driver_run(const struct mt_mode_row *row, const struct mt_options *o);
+
+/* Hands what the rings hold to the row's record callback.  0, or -1 said. */
+int driver_drain(struct mt_driver *d);
+
+/*
+ * module_optional: gives up the module (stopped, closed) for why; the
+ * mode goes on without its records.
+ */
+void driver_module_off(struct mt_driver *d, const char *why);
+
+#endif
