@@ -8,12 +8,16 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "spawn.h"
 
 #define PROG "memtrace-read"
 
@@ -28,6 +32,7 @@ int driver_drain(struct mt_driver *d)
 {
 	struct mt_err err;
 
+	d->drains++;
 	if (evreader_drain(&d->er, on_record, d, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return -1;
@@ -48,24 +53,36 @@ void driver_module_off(struct mt_driver *d, const char *why)
 }
 
 /*
- * The device, and whether this module has the row's events.  0; or -1
- * said, for a mode that cannot run without them (a module_optional one
- * goes on, module_why set).
+ * The device.  0; or -1 said, for a mode that cannot run without it (a
+ * module_optional one goes on, module_why set).
  */
 static int module_open(struct mt_driver *d)
+{
+	struct mt_err err;
+
+	if (!device_open(&d->dev, NULL, &err))
+		return 0;
+	if (d->row->module_optional) {
+		snprintf(d->module_why, sizeof(d->module_why), "%s", err.msg);
+		return 0;
+	}
+	fprintf(stderr, PROG ": %s\n", err.msg);
+	return -1;
+}
+
+/*
+ * Whether this module has the row's events.  0; or -1 said, for a mode
+ * that cannot run without them (a module_optional one goes on without
+ * the module, module_why set).
+ */
+static int module_check(struct mt_driver *d)
 {
 	const struct mt_mode_row *row = d->row;
 	uint32_t features;
 	struct mt_err err;
 
-	if (device_open(&d->dev, NULL, &err)) {
-		if (row->module_optional) {
-			snprintf(d->module_why, sizeof(d->module_why), "%s", err.msg);
-			return 0;
-		}
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return -1;
-	}
+	if (d->dev.fd < 0)
+		return 0;	/* module_optional, and there is none */
 	features = d->dev.version.features;
 	if (row->module_optional) {
 		if (!(features & MEMTRACE_FEAT_EVRING) ||
@@ -88,31 +105,59 @@ static int module_open(struct mt_driver *d)
 	return 0;
 }
 
-/* Configures the row's events, starts, maps the rings.  0, or -1 (said unless optional). */
+/*
+ * Configures the row's events (and the process, --by-comm, --by-cgroup),
+ * starts, maps the rings.  0, or -1 (said unless optional).
+ */
 static int module_start(struct mt_driver *d)
 {
 	const struct mt_mode_row *row = d->row;
+	const struct mt_options *o = d->o;
 	struct memtrace_config cfg;
 	struct mt_err err;
+	int ret;
 
 	if (d->dev.fd < 0)
 		return 0;	/* module_optional, and the module could not */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
 	cfg.events = row->events | (row->events_if_any & d->dev.version.features);
-	cfg.stack_depth = row->stack_depth ? row->stack_depth : MEMTRACE_MAX_FRAMES;
+	cfg.stack_depth = o->stack_depth ? o->stack_depth :
+			  row->stack_depth ? row->stack_depth : MEMTRACE_MAX_FRAMES;
 	if (row->evring_min_pages)
 		cfg.evring_pages = evreader_ring_pages(row->evring_min_pages);
-	if (device_configure(&d->dev, &cfg, &err) || device_start(&d->dev, &err) ||
-	    evreader_open(&d->er, &d->dev, &err)) {
-		if (row->module_optional) {
-			driver_module_off(d, err.msg);
-			return 0;
+	cfg.tgid = d->pid;
+	if (o->by_comm)
+		snprintf(cfg.comm, sizeof(cfg.comm), "%s", o->by_comm);
+	if (o->by_cgroup) {
+		cfg.cgroup_fd = open(o->by_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cfg.cgroup_fd < 0) {
+			fprintf(stderr, PROG ": --by-cgroup %s: %s\n", o->by_cgroup, strerror(errno));
+			return -1;
 		}
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return -1;
+		cfg.flags |= MEMTRACE_CFG_CGROUP;
 	}
-	return 0;
+	ret = device_configure(&d->dev, &cfg, &err);
+	if (!ret && row->attach)
+		ret = row->attach(d, &err);
+	if (!ret)
+		ret = device_start(&d->dev, &err);
+	if (!ret)
+		ret = evreader_open(&d->er, &d->dev, &err);
+	/* The module holds the cgroup by now (or never will). */
+	if (o->by_cgroup)
+		close(cfg.cgroup_fd);
+	if (!ret)
+		return 0;
+	if (row->module_optional) {
+		driver_module_off(d, err.msg);
+		return 0;
+	}
+	if (row->start_failed)
+		row->start_failed(d, ret, &err);
+	else
+		fprintf(stderr, PROG ": %s\n", err.msg);
+	return -1;
 }
 
 /*
@@ -125,7 +170,9 @@ static int driver_wait(struct mt_driver *d, const struct timespec *deadline)
 	struct mt_err err;
 
 	if (d->er.map) {
-		int w = evreader_wait(&d->er, d->sigfd, -1, deadline, -1, &err);
+		/* -p: notice the process gone at least every 100 ms. */
+		int w = evreader_wait(&d->er, d->sigfd, d->spawn ? spawn_event_fd(d->spawn) : -1,
+				      deadline, d->row->process && d->o->pid ? 100 : -1, &err);
 
 		if (w < 0)
 			fprintf(stderr, PROG ": %s\n", err.msg);
@@ -155,14 +202,44 @@ static int driver_wait(struct mt_driver *d, const struct timespec *deadline)
 	}
 }
 
-/* The intervals until the count, a signal, or a failure: the exit status so far. */
+/* The process's news: its end, or (-c) the command's events for the mode. */
+static void process_news(struct mt_driver *d)
+{
+	struct spawn_event ev;
+
+	if (!d->spawn) {
+		if (d->row->process && d->o->pid && kill(d->o->pid, 0) && errno == ESRCH)
+			d->ended = true;
+		return;
+	}
+	while (spawn_next(d->spawn, &ev)) {
+		switch (ev.kind) {
+		case SPAWN_EV_IMAGE:
+		case SPAWN_EV_MAPPED:
+		case SPAWN_EV_EXITING:
+			if (d->row->process_news)
+				d->row->process_news(d, &ev);
+			spawn_release(d->spawn, ev.pid);
+			break;
+		case SPAWN_EV_ENDED:
+			d->exit_code = spawn_exit_code(ev.status);
+			d->ended = true;
+			break;
+		}
+	}
+}
+
+/*
+ * The intervals until the count, a signal, the process's end or a
+ * failure: the exit status so far.
+ */
 static int intervals(struct mt_driver *d)
 {
 	const struct mt_options *o = d->o;
 	struct timespec deadline;
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (unsigned long n = 0; !o->count || n < o->count; n++) {
+	for (unsigned long n = 0; !d->ended && (!o->count || n < o->count); n++) {
 		bool signalled = false;
 
 		deadline.tv_sec += o->interval_s;
@@ -174,12 +251,13 @@ static int intervals(struct mt_driver *d)
 			signalled = w == EVREADER_SIGNAL;
 			if (d->er.map && driver_drain(d))
 				return 1;
-			if (w != EVREADER_READY)
+			process_news(d);
+			if (w != EVREADER_READY || d->ended)
 				break;
 		}
 		if (d->row->interval && d->row->interval(d, signalled))
 			return 1;
-		if (signalled)
+		if (signalled || d->ended)
 			break;
 	}
 	return 0;
@@ -189,20 +267,32 @@ int driver_run(const struct mt_mode_row *row, const struct mt_options *o)
 {
 	struct mt_driver d = { .row = row, .o = o, .text = evjson_text_stream(o), .sigfd = -1 };
 	struct mt_err err;
-	int status = 1;
+	int status = 1, ret;
 
 	d.dev.fd = -1;
-	if (module_open(&d))
+	if (row->process)
+		d.pid = o->pid;
+	if (module_open(&d) || (row->init && row->init(&d)) || module_check(&d))
 		goto out;
-	if (evjson_open(&d.json, o, &err)) {
+	if (evjson_open(&d.json, o, &err) ||
+	    (row->process && o->cmd_argv && spawn_start(o->cmd_argv, false, &d.spawn, &err))) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
+		goto out;
+	}
+	if (d.spawn)
+		d.pid = spawn_pid(d.spawn);
+	/* After the spawn: the command runs with the mask we were started with. */
+	d.sigfd = stop_signals_fd();
+	if (d.sigfd < 0) {
+		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		goto out;
 	}
 	if (module_start(&d) || (row->setup && row->setup(&d)))
 		goto out;
-	d.sigfd = stop_signals_fd();
-	if (d.sigfd < 0) {
-		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
+	ret = d.spawn ? spawn_exec(d.spawn, &err) : 0;
+	if (ret) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		status = ret == -ENOENT ? 127 : 126;
 		goto out;
 	}
 	if (row->banner)
@@ -222,16 +312,21 @@ int driver_run(const struct mt_mode_row *row, const struct mt_options *o)
 		status = row->end(&d, status);
 	if (row->totals && evjson_flush(&d.json, o) && !status)
 		status = 1;
+	/* -c: a command that ended gives its exit status, unless we failed. */
+	if (!status && d.spawn)
+		status = d.exit_code;
 	fflush(stdout);
 out:
-	if (row->fini)
-		row->fini(&d);
 	if (d.dev.tracing)
 		device_stop(&d.dev, &err);
+	if (d.spawn)
+		spawn_finish(d.spawn);
 	evreader_close(&d.er);
 	device_close(&d.dev);
 	evjson_close(&d.json);
 	if (d.sigfd >= 0)
 		close(d.sigfd);
+	if (row->fini)
+		row->fini(&d);
 	return status;
 }

@@ -1,23 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The session driver: what every mode's session does, written once.
- * Open the device, configure it for the row's event sources, start, then
- * wait for the interval's end, a signal or ring data, drain the rings
- * into the row's record callback, and at the end stop, drain what is
- * left and hand over to the row's end.  The mode (mode.h) says only what
- * is its own.
+ * Open the device, configure it for the row's event sources (and the
+ * process it traces, a command spawned for it), start, then wait for the
+ * interval's end, a signal, the process's end or ring data, drain the
+ * rings into the row's record callback, and at the end stop, drain what
+ * is left and hand over to the row's end.  The mode (mode.h) says only
+ * what is its own.
  */
 #ifndef MEMTRACE_READ_DRIVER_H
 #define MEMTRACE_READ_DRIVER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "device.h"
 #include "evjson.h"
 #include "evreader.h"
 #include "mode.h"
 #include "options.h"
+
+struct spawn;
 
 struct mt_driver {
 	const struct mt_mode_row *row;
@@ -29,6 +34,12 @@ struct mt_driver {
 	/* module_optional: why the module gives no records (er.map NULL); "" if it does. */
 	char module_why[sizeof(((struct mt_err *)0)->msg)];
 	int sigfd;			/* SIGINT, SIGTERM */
+	/* row->process: the process traced (0: every one), the command run for it */
+	pid_t pid;
+	struct spawn *spawn;
+	bool ended;			/* the process has ended */
+	int exit_code;			/* the command's, once ended */
+	uint64_t drains;		/* drains of the rings so far */
 	void *state;			/* the mode's own, set by its setup */
 };
 

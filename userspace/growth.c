@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --mmap, --brk and --shm; see growth.h.  The session: configure the
- * module for the mode's growth events with the task filters (-p's
- * process, -c's command, --by-comm, --by-cgroup), start, then sleep in
- * poll(2) on the device (the event rings' wake-up), a signalfd and the
- * command's events, printing each call as it comes (--mmap, --shm) or
- * counting it under its process and user stack for the reports (--brk,
- * --mmap --stacks).
+ * --mmap, --brk, --shm, --faults, --ffaults and --usdt; see growth.h.
+ * Each is a row (mode.h) the session driver (driver.h) runs with the
+ * task filters (-p's process, -c's command, --by-comm, --by-cgroup):
+ * each call printed as it comes (--mmap, --shm, --usdt's hits) or
+ * counted under its process and user stack, or its file, for the
+ * reports at intervals and at the end (--brk, --mmap --stacks, --faults,
+ * --ffaults, --shm --stacks).
  */
 #include "growth.h"
 
@@ -14,17 +14,16 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "device.h"
+#include "driver.h"
 #include "evjson.h"
 #include "evreader.h"
 #include "fmt.h"
@@ -615,7 +614,7 @@ struct sym_proc {
 struct growth {
 	const struct mt_options *o;
 	FILE *text;			/* the text report: stdout, or NULL (--json, --folded on it) */
-	struct evjson_out json;		/* --json */
+	FILE *json;			/* --json's records; NULL without */
 	int64_t mono_to_real_ns;	/* the calls' wall clock times */
 	uint64_t line_addr[STACK_LINES];
 	char lines[STACK_LINES][LINE_LEN];
@@ -626,7 +625,7 @@ struct growth {
 	unsigned int nr_syms;
 	uint64_t agg_full;
 	uint64_t calls, printed_at;
-	uint64_t drains;	/* drains of the rings so far */
+	const uint64_t *drains;	/* the driver's drains of the rings so far */
 	/* -p/-c: the unwind tables handed over for the stacks (um NULL: frame pointers only) */
 	struct usermode *um;
 	bool warned_32bit;
@@ -655,7 +654,7 @@ static struct sym_proc *sym_of(struct growth *g, int pid, bool make)
 	if (usyms_new(pid, &g->syms[g->nr_syms].u, &err))
 		g->syms[g->nr_syms].u = NULL;
 	/* Read now: in this drain, or (-p) before the first. */
-	g->syms[g->nr_syms].drain = g->drains;
+	g->syms[g->nr_syms].drain = *g->drains;
 	return &g->syms[g->nr_syms++];
 }
 
@@ -668,7 +667,7 @@ static void sym_refresh(struct growth *g, int pid)
 	if (s && s->u)
 		usyms_refresh(s->u, &err);
 	if (s)
-		s->drain = g->drains;
+		s->drain = *g->drains;
 }
 
 /*
@@ -684,11 +683,11 @@ static void sym_seen(struct growth *g, int pid)
 	struct sym_proc *s = sym_of(g, pid, true);
 	struct mt_err err;
 
-	if (!s || s->drain == g->drains)
+	if (!s || s->drain == *g->drains)
 		return;
 	if (s->u)
 		usyms_refresh(s->u, &err);
-	s->drain = g->drains;
+	s->drain = *g->drains;
 }
 
 /* Modes that count and report at intervals rather than print each call. */
@@ -1088,8 +1087,8 @@ static void report(struct growth *g)
 	/* --shm --stacks: the text and --json have each call already. */
 	if (g->text && !shm_counts(g->o))
 		text_report(g, hms);
-	if (g->json.f && !shm_counts(g->o))
-		evjson_emit(g->json.f, report_json(g, hms));
+	if (g->json && !shm_counts(g->o))
+		evjson_emit(g->json, report_json(g, hms));
 	if (g->o->folded && !g->o->folded_file)
 		fold_report(stdout, g);
 	else if (g->o->folded && fmt_write_any(g->o->folded_file, g, fold_report_file, &err))
@@ -1112,7 +1111,7 @@ static void emit_call(struct growth *g, const struct memtrace_ev_syscall *r, uin
 		json_decref(rec);
 		rec = NULL;
 	}
-	evjson_emit(g->json.f, rec);
+	evjson_emit(g->json, rec);
 }
 
 /* A --usdt hit: its line as it comes, and counted under its stack. */
@@ -1131,12 +1130,12 @@ static void on_usdt(struct growth *g, const struct memtrace_ev_usdt *r)
 		fprintf(g->text, "%-12.6f %-7" PRIu32 " %-7" PRIu32 " %-16s %-24s %s\n",
 			r->ts_ns >= g->start_ns ? (double)(r->ts_ns - g->start_ns) / 1e9 : 0.0,
 			r->pid, r->tid, comm, g->usdt_label, args);
-	if (g->json.f) {
+	if (g->json) {
 		time_t when = (time_t)(((int64_t)r->ts_ns + g->mono_to_real_ns) / 1000000000LL);
 		char hms[16];
 
 		mt_hms(when, hms, sizeof(hms));
-		evjson_emit(g->json.f, usdt_hit_json(r, site, g->usdt_label, g->start_ns, hms));
+		evjson_emit(g->json, usdt_hit_json(r, site, g->usdt_label, g->start_ns, hms));
 	}
 	g->arg_faults += r->arg_faults != 0;
 	sym_seen(g, (int)r->pid);
@@ -1194,7 +1193,7 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 			if (g->o->stacks)
 				print_stack(g, r->pid, (const uint64_t *)(r + 1), nr);
 		}
-		if (g->json.f)
+		if (g->json)
 			emit_call(g, r, nr);
 		if (shm_counts(g->o)) {
 			g->calls++;
@@ -1214,18 +1213,6 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 }
 
 /* ---- the session ---- */
-
-static int drain(struct growth *g, struct evreader *er)
-{
-	struct mt_err err;
-
-	g->drains++;
-	if (evreader_drain(er, on_record, g, &err)) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return -1;
-	}
-	return evjson_flush(&g->json, g->o);
-}
 
 /* The module's drops: the text's Lost: and Missed: lines, --json's "totals" record. */
 static void print_lost(struct growth *g, struct mt_device *dev, const struct evreader *er)
@@ -1258,7 +1245,7 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 	if (g->text && (g->o->pid || g->o->cmd_argv) && shows_call_stacks(g->o) &&
 	    st.size >= MEMTRACE_EVSTATS_SIZE_VER1)
 		report_unwind(g->text, &st.unwind);
-	if (!g->json.f)
+	if (!g->json)
 		return;
 	mt_hms(now, hms, sizeof(hms));
 	rec = evjson_record(evjson_mode_name(g->o->mode), "totals", hms);
@@ -1278,25 +1265,7 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 		json_decref(rec);
 		rec = NULL;
 	}
-	evjson_emit(g->json.f, rec);
-}
-
-static uint32_t mode_events(enum mt_mode m)
-{
-	switch (m) {
-	case MT_MODE_MMAP:
-		return MEMTRACE_EV_MMAP;
-	case MT_MODE_BRK:
-		return MEMTRACE_EV_BRK;
-	case MT_MODE_FAULTS:
-		return MEMTRACE_EV_FAULT;
-	case MT_MODE_FFAULTS:
-		return MEMTRACE_EV_FFAULT;
-	case MT_MODE_USDT:
-		return MEMTRACE_EV_USDT;
-	default:
-		return MEMTRACE_EV_SHM;
-	}
+	evjson_emit(g->json, rec);
 }
 
 /*
@@ -1395,38 +1364,6 @@ static void unwind_tables(struct growth *g, pid_t pid)
 		fprintf(stderr, PROG ": pid %d: unwind tables: %s\n", (int)pid, err.msg);
 }
 
-/* Handles the command's news; true once it ended (*code: its exit status). */
-static bool command_events(struct growth *g, struct spawn *sp, struct evreader *er,
-			   int *code)
-{
-	struct spawn_event ev;
-	bool ended = false;
-
-	while (spawn_next(sp, &ev)) {
-		switch (ev.kind) {
-		case SPAWN_EV_IMAGE:
-		case SPAWN_EV_MAPPED:
-		case SPAWN_EV_EXITING:
-			if (ev.kind == SPAWN_EV_IMAGE)
-				warn_32bit(g, ev.pid);
-			if (g->um && ev.kind != SPAWN_EV_EXITING)
-				unwind_tables(g, ev.pid);
-			if (shows_call_stacks(g->o)) {
-				/* Its calls so far name their processes' symbols first. */
-				drain(g, er);
-				sym_refresh(g, ev.pid);
-			}
-			spawn_release(sp, ev.pid);
-			break;
-		case SPAWN_EV_ENDED:
-			*code = spawn_exit_code(ev.status);
-			ended = true;
-			break;
-		}
-	}
-	return ended;
-}
-
 /* --usdt: the probe's sites in its object; -errno, said. */
 static int find_usdt(struct growth *g, const struct mt_options *o)
 {
@@ -1479,226 +1416,278 @@ static int add_usdt(struct growth *g, struct mt_device *dev, struct mt_err *err)
 	return ret;
 }
 
-int growth_run(const struct mt_options *o)
-{
-	uint32_t want = mode_events(o->mode);
-	const char *mode = cli_growth_option(o->mode);
-	struct growth *g = calloc(1, sizeof(*g));
-	struct memtrace_config cfg;
-	struct evreader er = { 0 };
-	struct spawn *sp = NULL;
-	struct mt_device dev;
-	struct timespec deadline;
-	struct mt_err err;
-	int sigfd = -1, status = 1, code = 0, ret;
-	bool ended = false;
-	pid_t pid = o->pid;
+/* ---- the rows: what the growth modes do beyond the driver ---- */
 
-	dev.fd = -1;
+/* The device open: the state (and --usdt's sites, usdt_init()). */
+static int growth_init(struct mt_driver *d)
+{
+	struct growth *g = calloc(1, sizeof(*g));
+
+	d->state = g;
 	if (!g || !(g->agg = growth_agg_new()) || !(g->files = growth_files_new())) {
 		fprintf(stderr, PROG ": out of memory\n");
-		goto out;
+		return -1;
 	}
-	g->o = o;
-	g->text = evjson_text_stream(o);
+	g->o = d->o;
+	g->text = d->text;
+	g->drains = &d->drains;
 	g->mono_to_real_ns = mt_realtime_offset_ns();
-	if (evjson_open(&g->json, o, &err) || device_open(&dev, NULL, &err)) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		goto out;
-	}
-	if (o->mode == MT_MODE_USDT && find_usdt(g, o) < 0)
-		goto out;
-	if (!(dev.version.features & MEMTRACE_FEAT_EVRING) || !(dev.version.features & want)) {
-		const char *kconfig = device_kconfig_reason(&dev.version, want);
+	return 0;
+}
 
-		fprintf(stderr, PROG ": %s: not supported by this module on this kernel "
-			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
-			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
-			kconfig ? kconfig :
-			o->mode == MT_MODE_USDT ? "no uprobes" :
-			"its system calls cannot be probed (see dmesg)");
-		goto out;
-	}
-	if (o->cmd_argv) {
-		if (spawn_start(o->cmd_argv, false, &sp, &err)) {
-			fprintf(stderr, PROG ": %s\n", err.msg);
-			goto out;
-		}
-		pid = spawn_pid(sp);
-	}
-	/* After the spawn: the command runs with the mask we were started with. */
-	sigfd = stop_signals_fd();
-	if (sigfd < 0) {
-		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
-		goto out;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.size = sizeof(cfg);
-	cfg.events = want;
-	cfg.stack_depth = o->stack_depth ? o->stack_depth : MEMTRACE_MAX_FRAMES;
-	/*
-	 * Faults come in bursts (a page at a time, thousands as a program
-	 * starts): the largest rings the budget allows, at least the
-	 * module's default (16 pages) each.
-	 */
-	if (o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS)
-		cfg.evring_pages = evreader_ring_pages(16);
-	cfg.tgid = pid;
-	if (o->by_comm)
-		snprintf(cfg.comm, sizeof(cfg.comm), "%s", o->by_comm);
-	if (o->by_cgroup) {
-		cfg.cgroup_fd = open(o->by_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (cfg.cgroup_fd < 0) {
-			fprintf(stderr, PROG ": --by-cgroup %s: %s\n", o->by_cgroup, strerror(errno));
-			goto out;
-		}
-		cfg.flags |= MEMTRACE_CFG_CGROUP;
-	}
-	ret = device_configure(&dev, &cfg, &err);
-	g->dev = &dev;
-	if (!ret)
-		ret = unwind_setup(g, &dev, pid, &err);
-	/* -c: its image's tables once it exec'd (command_events()). */
+/*
+ * -p/-c: the process's unwind tables (-c: its image's once it exec'd,
+ * process_news()); what its calls' times count from.
+ */
+static int growth_attach(struct mt_driver *d, struct mt_err *err)
+{
+	struct growth *g = d->state;
+	const struct mt_options *o = d->o;
+	struct timespec now;
+	int ret;
+
+	g->dev = &d->dev;
+	ret = unwind_setup(g, &d->dev, d->pid, err);
 	if (!ret && g->um && o->pid)
-		unwind_tables(g, pid);
+		unwind_tables(g, d->pid);
 	if (!ret && o->pid)
-		warn_32bit(g, pid);
-	if (!ret && o->mode == MT_MODE_USDT)
-		ret = add_usdt(g, &dev, &err);
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	g->start_ns = (uint64_t)deadline.tv_sec * 1000000000ULL + (uint64_t)deadline.tv_nsec;
-	if (!ret)
-		ret = device_start(&dev, &err);
-	if (!ret)
-		ret = evreader_open(&er, &dev, &err);
-	if (ret) {
-		if (o->pid && ret == -ESRCH)
-			fprintf(stderr, PROG ": pid %d: no such process\n", o->pid);
-		else if (o->mode == MT_MODE_USDT && ret == -EPERM && !pid)
+		warn_32bit(g, d->pid);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	g->start_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	return ret;
+}
+
+static void growth_start_failed(struct mt_driver *d, int ret, const struct mt_err *err)
+{
+	if (d->o->pid && ret == -ESRCH)
+		fprintf(stderr, PROG ": pid %d: no such process\n", d->o->pid);
+	else
+		fprintf(stderr, PROG ": %s\n", err->msg);
+}
+
+static int growth_setup(struct mt_driver *d)
+{
+	struct growth *g = d->state;
+
+	g->json = d->json.f;
+	g->er = &d->er;
+	if (d->o->pid && shows_call_stacks(d->o))
+		sym_of(g, d->o->pid, true);
+	return 0;
+}
+
+static void growth_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+{
+	on_record(d->state, h);
+}
+
+/* -c: the command exec'd, its loader mapped code, or it is exiting. */
+static void growth_process_news(struct mt_driver *d, const struct spawn_event *ev)
+{
+	struct growth *g = d->state;
+
+	if (ev->kind == SPAWN_EV_IMAGE)
+		warn_32bit(g, ev->pid);
+	if (g->um && ev->kind != SPAWN_EV_EXITING)
+		unwind_tables(g, ev->pid);
+	if (shows_call_stacks(g->o)) {
+		/* Its calls so far name their processes' symbols first. */
+		driver_drain(d);
+		sym_refresh(g, ev->pid);
+	}
+}
+
+static int growth_interval(struct mt_driver *d, bool last)
+{
+	struct growth *g = d->state;
+
+	if (last || d->ended)
+		return 0;
+	/*
+	 * -p sees no dlopen() or exec happen: objects mapped since get
+	 * their tables now, each interval (those handed over before are
+	 * not again); their calls before this were walked without.
+	 */
+	if (g->um && d->o->pid) {
+		struct mt_err gone;	/* it may have ended since */
+
+		usermode_unwind_process(g->um, &d->dev, d->pid, &gone);
+	}
+	if (interval_reports(d->o))
+		report(g);
+	return 0;
+}
+
+static int growth_end(struct mt_driver *d, int status)
+{
+	struct growth *g = d->state;
+
+	if (interval_reports(d->o) && !status &&
+	    (g->printed_at != g->calls || !g->calls || d->ended))
+		report(g);
+	if (d->er.map)
+		print_lost(g, &d->dev, &d->er);
+	if (!status && g->write_failed)
+		status = 1;
+	return status;
+}
+
+static void growth_fini(struct mt_driver *d)
+{
+	struct growth *g = d->state;
+
+	if (!g)
+		return;
+	for (unsigned int i = 0; i < g->nr_syms; i++)
+		usyms_free(g->syms[i].u);
+	usermode_free(g->um);
+	growth_agg_free(g->agg);
+	growth_files_free(g->files);
+	free(g);
+	d->state = NULL;
+}
+
+/* With --json or --folded on stdout the banner goes to stderr. */
+static void tracing_banner(struct mt_driver *d, const char *what)
+{
+	fprintf(d->text ? d->text : stderr, "Tracing %s %s, Ctrl+C to quit.\n", what,
+		d->pid ? "of one process" : "system-wide");
+}
+
+/* The line modes: their column headers. */
+static void header_banner(struct mt_driver *d)
+{
+	if (d->text)
+		fprintf(d->text, "%s\n", growth_header(d->row->mode));
+}
+
+static void mmap_banner(struct mt_driver *d)
+{
+	if (d->o->stacks)
+		tracing_banner(d, "bytes mapped");
+	else
+		header_banner(d);
+}
+
+static void brk_banner(struct mt_driver *d)
+{
+	tracing_banner(d, "brk growth");
+}
+
+static void faults_banner(struct mt_driver *d)
+{
+	tracing_banner(d, "page faults by stack");
+}
+
+static void ffaults_banner(struct mt_driver *d)
+{
+	tracing_banner(d, "page faults by file");
+}
+
+/* ---- --usdt: its sites found before, handed over at attach, its hits' report at the end ---- */
+
+static int usdt_init(struct mt_driver *d)
+{
+	return growth_init(d) || find_usdt(d->state, d->o) < 0 ? -1 : 0;
+}
+
+static int usdt_attach(struct mt_driver *d, struct mt_err *err)
+{
+	int ret = growth_attach(d, err);
+
+	return ret ? ret : add_usdt(d->state, &d->dev, err);
+}
+
+static void usdt_start_failed(struct mt_driver *d, int ret, const struct mt_err *err)
+{
+	const struct growth *g = d->state;
+
+	if (!d->o->pid || ret != -ESRCH) {
+		if (ret == -EPERM && !d->pid) {
 			fprintf(stderr, PROG ": --usdt system-wide sets breakpoints and raises "
 				"semaphores in every process mapping %s: it needs CAP_SYS_ADMIN, "
 				"as perf's uprobes do (-p or -c trace one process)\n", g->usdt_label);
-		else if (o->mode == MT_MODE_USDT && ret == -EPERM)
+			return;
+		}
+		if (ret == -EPERM) {
 			fprintf(stderr, PROG ": --usdt: %s: ptrace could not attach to that "
-				"process, nor may memtrace probe it\n", err.msg);
-		else
-			fprintf(stderr, PROG ": %s\n", err.msg);
-		if (o->by_cgroup)
-			close(cfg.cgroup_fd);
-		goto out;
+				"process, nor may memtrace probe it\n", err->msg);
+			return;
+		}
 	}
-	if (o->by_cgroup)
-		close(cfg.cgroup_fd);
-	if (o->pid && shows_call_stacks(o))
-		sym_of(g, o->pid, true);
-	g->er = &er;
-	ret = sp ? spawn_exec(sp, &err) : 0;
-	if (ret) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		status = ret == -ENOENT ? 127 : 126;
-		goto stop_quiet;
-	}
+	growth_start_failed(d, ret, err);
+}
+
+static void usdt_banner(struct mt_driver *d)
+{
+	const struct growth *g = d->state;
+
 	/* With --json or --folded on stdout the banner goes to stderr. */
-	if (o->mode == MT_MODE_USDT && g->text)
-		fprintf(g->text, "Tracing %s (%d site%s) %s, Ctrl+C to quit.\n%s\n", g->usdt_label,
+	if (d->text)
+		fprintf(d->text, "Tracing %s (%d site%s) %s, Ctrl+C to quit.\n%s\n", g->usdt_label,
 			g->nr_usdt, g->nr_usdt == 1 ? "" : "s",
-			pid ? "in one process" : "system-wide", growth_header(o->mode));
-	else if (o->mode == MT_MODE_USDT)
+			d->pid ? "in one process" : "system-wide", growth_header(d->row->mode));
+	else
 		fprintf(stderr, "Tracing %s (%d site%s) %s, Ctrl+C to quit.\n", g->usdt_label,
 			g->nr_usdt, g->nr_usdt == 1 ? "" : "s",
-			pid ? "in one process" : "system-wide");
-	else if (report_mode(o))
-		fprintf(g->text ? g->text : stderr, "Tracing %s %s, Ctrl+C to quit.\n",
-			o->mode == MT_MODE_BRK ? "brk growth" :
-			o->mode == MT_MODE_MMAP ? "bytes mapped" : o->mode == MT_MODE_FAULTS ?
-			"page faults by stack" : "page faults by file",
-			pid ? "of one process" : "system-wide");
-	else if (g->text)
-		fprintf(g->text, "%s\n", growth_header(o->mode));
-	fflush(stdout);
-	status = 0;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (unsigned long n = 0; !ended && (!o->count || n < o->count); n++) {
-		bool signalled = false;
-
-		deadline.tv_sec += o->interval_s;
-		while (!signalled && !ended) {
-			/* -p: notice the process gone at least every 100 ms. */
-			int w = evreader_wait(&er, sigfd, sp ? spawn_event_fd(sp) : -1, &deadline,
-					      o->pid ? 100 : -1, &err);
-
-			if (w < 0) {
-				fprintf(stderr, PROG ": %s\n", err.msg);
-				status = 1;
-				goto stop;
-			}
-			signalled = w == EVREADER_SIGNAL;
-			if (drain(g, &er)) {
-				status = 1;
-				goto stop;
-			}
-			if (sp)
-				ended = command_events(g, sp, &er, &code);
-			else if (o->pid && kill(o->pid, 0) && errno == ESRCH)
-				ended = true;
-			if (w == EVREADER_TIMEOUT)
-				break;
-		}
-		/*
-		 * -p sees no dlopen() or exec happen: objects mapped since get
-		 * their tables now, each interval (those handed over before
-		 * are not again); their calls before this were walked without.
-		 */
-		if (g->um && o->pid && !ended && !signalled) {
-			struct mt_err gone;	/* it may have ended since */
-
-			usermode_unwind_process(g->um, &dev, pid, &gone);
-		}
-		if (signalled)
-			break;
-		if (interval_reports(o) && !ended)
-			report(g);
-	}
-stop:
-	if (dev.tracing && device_stop(&dev, &err) && !status) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		status = 1;
-	}
-	/* What the rings still hold was written before the stop. */
-	if (!status && drain(g, &er))
-		status = 1;
-	if (interval_reports(o) && !status &&
-	    (g->printed_at != g->calls || !g->calls || ended))
-		report(g);
-	if (o->mode == MT_MODE_USDT && !status)
-		report(g);
-	if (er.map)
-		print_lost(g, &dev, &er);
-	if (evjson_flush(&g->json, o) && !status)
-		status = 1;
-	if (!status && g->write_failed)
-		status = 1;
-	if (!status && sp)
-		status = code;
-	goto out;
-stop_quiet:
-	if (dev.tracing)
-		device_stop(&dev, &err);
-out:
-	if (sp)
-		spawn_finish(sp);
-	evreader_close(&er);
-	device_close(&dev);
-	if (sigfd >= 0)
-		close(sigfd);
-	if (g) {
-		for (unsigned int i = 0; i < g->nr_syms; i++)
-			usyms_free(g->syms[i].u);
-		usermode_free(g->um);
-		growth_agg_free(g->agg);
-		growth_files_free(g->files);
-		evjson_close(&g->json);
-		free(g);
-	}
-	return status;
+			d->pid ? "in one process" : "system-wide");
 }
+
+static int usdt_end(struct mt_driver *d, int status)
+{
+	if (!status)
+		report(d->state);
+	return growth_end(d, status);
+}
+
+/* What every growth row has; each names its own init, attach, start_failed, end. */
+#define GROWTH_ROW								\
+	.process = true, .totals = true, .setup = growth_setup,			\
+	.record = growth_record, .process_news = growth_process_news,		\
+	.interval = growth_interval, .fini = growth_fini
+
+/* The rows of the modes that probe system calls and faults. */
+#define SYSCALL_ROW								\
+	.missing = "its system calls cannot be probed (see dmesg)",		\
+	.init = growth_init, .attach = growth_attach,				\
+	.start_failed = growth_start_failed, .end = growth_end, GROWTH_ROW
+
+/*
+ * Faults come in bursts (a page at a time, thousands as a program
+ * starts): the largest rings the budget allows, at least the module's
+ * default (16 pages) each.
+ */
+#define FAULT_EVRING_MIN_PAGES	16
+
+const struct mt_mode_row growth_mmap_row = {
+	.mode = MT_MODE_MMAP, .option = "--mmap", .events = MEMTRACE_EV_MMAP,
+	.banner = mmap_banner, SYSCALL_ROW,
+};
+
+const struct mt_mode_row growth_brk_row = {
+	.mode = MT_MODE_BRK, .option = "--brk", .events = MEMTRACE_EV_BRK,
+	.banner = brk_banner, SYSCALL_ROW,
+};
+
+const struct mt_mode_row growth_shm_row = {
+	.mode = MT_MODE_SHM, .option = "--shm", .events = MEMTRACE_EV_SHM,
+	.banner = header_banner, SYSCALL_ROW,
+};
+
+const struct mt_mode_row growth_faults_row = {
+	.mode = MT_MODE_FAULTS, .option = "--faults", .events = MEMTRACE_EV_FAULT,
+	.evring_min_pages = FAULT_EVRING_MIN_PAGES, .banner = faults_banner, SYSCALL_ROW,
+};
+
+const struct mt_mode_row growth_ffaults_row = {
+	.mode = MT_MODE_FFAULTS, .option = "--ffaults", .events = MEMTRACE_EV_FFAULT,
+	.evring_min_pages = FAULT_EVRING_MIN_PAGES, .banner = ffaults_banner, SYSCALL_ROW,
+};
+
+const struct mt_mode_row growth_usdt_row = {
+	.mode = MT_MODE_USDT, .option = "--usdt", .events = MEMTRACE_EV_USDT,
+	.banner = usdt_banner, GROWTH_ROW,
+	/* After GROWTH_ROW: these replace its. */
+	.missing = "no uprobes", .init = usdt_init, .attach = usdt_attach,
+	.start_failed = usdt_start_failed, .end = usdt_end,
+};

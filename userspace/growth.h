@@ -19,9 +19,11 @@
 #include <linux/memtrace.h>
 
 #include "cli.h"
+#include "mode.h"
 
-/* Runs --mmap, --brk, --shm, --faults, --ffaults or --usdt; returns the process exit status. */
-int growth_run(const struct mt_options *o);
+/* The rows (mode.h) of --mmap, --brk, --shm, --faults, --ffaults and --usdt: the session driver runs them. */
+extern const struct mt_mode_row growth_mmap_row, growth_brk_row, growth_shm_row,
+	growth_faults_row, growth_ffaults_row, growth_usdt_row;
 
 /* The column headers of the line modes. */
 const char *growth_header(enum mt_mode mode);

@@ -19,6 +19,8 @@
 #include "options.h"
 
 struct mt_driver;
+struct mt_err;
+struct spawn_event;
 
 struct mt_mode_row {
 	enum mt_mode mode;
@@ -46,14 +48,41 @@ struct mt_mode_row {
 	 * the stop are drained after it, and a stop that fails is an error.
 	 */
 	bool totals;
+	/*
+	 * The mode traces one process if asked (-p PID, or -c / -- CMD run
+	 * under the driver until it ends, its exit status the reader's), or
+	 * every one: the driver spawns the command, names the process to
+	 * the module and notices its end.
+	 */
+	bool process;
 
-	/* After the module started: the mode's state.  0, or -1 said. */
+	/*
+	 * The device open, before its events are checked: the mode's
+	 * state, its own inputs (--usdt's sites).  0, or -1 said.
+	 */
+	int (*init)(struct mt_driver *d);
+	/*
+	 * Configured, before the start: what the mode hands the module
+	 * beyond its configuration.  0, or -errno with err (start_failed says it).
+	 */
+	int (*attach)(struct mt_driver *d, struct mt_err *err);
+	/* Says why the configuration or the start failed (NULL: err's words). */
+	void (*start_failed)(struct mt_driver *d, int ret, const struct mt_err *err);
+	/* After the module started (and init): the mode's state.  0, or -1 said. */
 	int (*setup)(struct mt_driver *d);
 	/* The first lines (a mode's "Tracing ..., Ctrl+C to quit."). */
 	void (*banner)(struct mt_driver *d);
 	/* One record of the event rings, in time order across CPUs. */
 	void (*record)(struct mt_driver *d, const struct memtrace_ev_hdr *h);
-	/* Each interval's end; last: a signal ends the session.  0, or -1 (stop, failed). */
+	/*
+	 * The command's news but its end (an exec, a loader done, an exit
+	 * under way): the process is held until this returns.
+	 */
+	void (*process_news)(struct mt_driver *d, const struct spawn_event *ev);
+	/*
+	 * Each interval's end; last: a signal ends the session (the
+	 * process's end: driver.ended).  0, or -1 (stop, failed).
+	 */
 	int (*interval)(struct mt_driver *d, bool last);
 	/* After the stop (and its drain when totals): the exit status from status. */
 	int (*end)(struct mt_driver *d, int status);

@@ -22,30 +22,12 @@ static const struct mt_mode_row mode_slab = {
 static const struct mt_mode_row mode_user = {
 	.mode = MT_MODE_USER, .option = "-p", .run = session_run,
 };
-static const struct mt_mode_row mode_mmap = {
-	.mode = MT_MODE_MMAP, .option = "--mmap", .run = growth_run,
-};
-static const struct mt_mode_row mode_brk = {
-	.mode = MT_MODE_BRK, .option = "--brk", .run = growth_run,
-};
-static const struct mt_mode_row mode_shm = {
-	.mode = MT_MODE_SHM, .option = "--shm", .run = growth_run,
-};
-static const struct mt_mode_row mode_faults = {
-	.mode = MT_MODE_FAULTS, .option = "--faults", .run = growth_run,
-};
-static const struct mt_mode_row mode_ffaults = {
-	.mode = MT_MODE_FFAULTS, .option = "--ffaults", .run = growth_run,
-};
-static const struct mt_mode_row mode_usdt = {
-	.mode = MT_MODE_USDT, .option = "--usdt", .run = growth_run,
-};
-
 static const struct mt_mode_row *const rows[] = {
 	&mode_kernel_leaks, &mode_slab, &mode_user,
 	&pressure_oom_row, &pressure_reclaim_row, &pressure_vmscan_row,
 	&pressure_compaction_row, &pressure_migration_row,
-	&mode_mmap, &mode_brk, &mode_shm, &mode_faults, &mode_ffaults, &mode_usdt,
+	&growth_mmap_row, &growth_brk_row, &growth_shm_row, &growth_faults_row,
+	&growth_ffaults_row, &growth_usdt_row,
 	&use_row,
 };
 
