@@ -1144,38 +1144,38 @@ static void on_usdt(struct growth *g, const struct memtrace_ev_usdt *r)
 		g->agg_full++;
 }
 
-static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
+/* A page fault: counted under its stack (--faults) or its file (--ffaults, by_file). */
+static void count_fault(struct growth *g, const struct memtrace_ev_hdr *h, bool by_file)
+{
+	const struct memtrace_ev_fault *f = (const void *)h;
+	int ret;
+
+	if (h->type != MEMTRACE_EVT_FAULT || h->size < sizeof(*f))
+		return;
+	if (!by_file) {
+		sym_seen(g, (int)f->pid);
+		ret = growth_agg_add_fault(g->agg, f);
+	} else {
+		ret = growth_files_add(g->files, f);
+	}
+	if (ret) {
+		g->agg_full++;
+		return;
+	}
+	g->calls++;
+	g->major += !!(f->flags & MEMTRACE_FAULT_MAJOR);
+}
+
+/*
+ * A system call: printed (--mmap, --shm; with its stack, --stacks) or
+ * counted under its stack (--brk: brk's growth; --mmap --stacks: mmap's
+ * and mremap's).
+ */
+static void on_call(struct growth *g, const struct memtrace_ev_hdr *h, bool brk)
 {
 	const struct memtrace_ev_syscall *r = (const void *)h;
-	struct growth *g = ctx;
 	char line[512];
 
-	if (h->type == MEMTRACE_EVT_USDT) {
-		if (h->size >= sizeof(struct memtrace_ev_usdt))
-			on_usdt(g, (const void *)h);
-		return;
-	}
-
-	if (h->type == MEMTRACE_EVT_FAULT) {
-		const struct memtrace_ev_fault *f = (const void *)h;
-		int ret;
-
-		if (h->size < sizeof(*f))
-			return;
-		if (g->o->mode == MT_MODE_FAULTS) {
-			sym_seen(g, (int)f->pid);
-			ret = growth_agg_add_fault(g->agg, f);
-		} else {
-			ret = growth_files_add(g->files, f);
-		}
-		if (ret) {
-			g->agg_full++;
-			return;
-		}
-		g->calls++;
-		g->major += !!(f->flags & MEMTRACE_FAULT_MAJOR);
-		return;
-	}
 	if (h->size < sizeof(*r) || h->type < MEMTRACE_EVT_MMAP || h->type > MEMTRACE_EVT_SHMCTL)
 		return;		/* a type newer than this reader */
 	if (!stack_mode(g->o)) {
@@ -1202,7 +1202,7 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 		}
 		return;
 	}
-	if (g->o->mode == MT_MODE_BRK ? h->type != MEMTRACE_EVT_BRK :
+	if (brk ? h->type != MEMTRACE_EVT_BRK :
 	    h->type != MEMTRACE_EVT_MMAP && h->type != MEMTRACE_EVT_MREMAP)
 		return;
 	/* Read the process's mappings while it is there: its stacks resolve later. */
@@ -1215,7 +1215,8 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 /* ---- the session ---- */
 
 /* The module's drops: the text's Lost: and Missed: lines, --json's "totals" record. */
-static void print_lost(struct growth *g, struct mt_device *dev, const struct evreader *er)
+static void print_lost(struct growth *g, struct mt_device *dev, const struct evreader *er,
+		       bool usdt)
 {
 	struct memtrace_evstats st;
 	unsigned int cpus;
@@ -1232,7 +1233,7 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return;
 	}
-	if (g->text && g->o->mode == MT_MODE_USDT)
+	if (g->text && usdt)
 		fprintf(g->text, "Missed: %" PRIu64 " stacks cut short; %" PRIu64
 			" hits with an argument whose memory could not be read\n",
 			(uint64_t)st.stack_faults, g->arg_faults);
@@ -1250,7 +1251,7 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 	mt_hms(now, hms, sizeof(hms));
 	rec = evjson_record(evjson_mode_name(g->o->mode), "totals", hms);
 	/* As the text's Missed: line says it: --usdt's has its own terms. */
-	if (g->o->mode == MT_MODE_USDT)
+	if (usdt)
 		lost_rec = json_pack("{s:o, s:o, s:o}", "events", evjson_u64(lost),
 				     "stacks_cut", evjson_u64(st.stack_faults),
 				     "args_unread", evjson_u64(g->arg_faults));
@@ -1476,9 +1477,24 @@ static int growth_setup(struct mt_driver *d)
 	return 0;
 }
 
-static void growth_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+static void call_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
 {
-	on_record(d->state, h);
+	on_call(d->state, h, false);
+}
+
+static void brk_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+{
+	on_call(d->state, h, true);
+}
+
+static void faults_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+{
+	count_fault(d->state, h, false);
+}
+
+static void ffaults_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+{
+	count_fault(d->state, h, true);
 }
 
 /* -c: the command exec'd, its loader mapped code, or it is exiting. */
@@ -1518,18 +1534,26 @@ static int growth_interval(struct mt_driver *d, bool last)
 	return 0;
 }
 
-static int growth_end(struct mt_driver *d, int status)
+/* The last report (the calls since the last), the drops; usdt: in --usdt's terms. */
+static int end_report(struct mt_driver *d, int status, bool usdt)
 {
 	struct growth *g = d->state;
 
 	if (interval_reports(d->o) && !status &&
 	    (g->printed_at != g->calls || !g->calls || d->ended))
 		report(g);
+	if (usdt && !status)
+		report(g);
 	if (d->er.map)
-		print_lost(g, &d->dev, &d->er);
+		print_lost(g, &d->dev, &d->er, usdt);
 	if (!status && g->write_failed)
 		status = 1;
 	return status;
+}
+
+static int growth_end(struct mt_driver *d, int status)
+{
+	return end_report(d, status, false);
 }
 
 static void growth_fini(struct mt_driver *d)
@@ -1633,17 +1657,22 @@ static void usdt_banner(struct mt_driver *d)
 			d->pid ? "in one process" : "system-wide");
 }
 
+static void usdt_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+{
+	if (h->type == MEMTRACE_EVT_USDT && h->size >= sizeof(struct memtrace_ev_usdt))
+		on_usdt(d->state, (const void *)h);
+}
+
+/* Its hits' report at the end only. */
 static int usdt_end(struct mt_driver *d, int status)
 {
-	if (!status)
-		report(d->state);
-	return growth_end(d, status);
+	return end_report(d, status, true);
 }
 
 /* What every growth row has; each names its own init, attach, start_failed, end. */
 #define GROWTH_ROW								\
 	.process = true, .totals = true, .setup = growth_setup,			\
-	.record = growth_record, .process_news = growth_process_news,		\
+	.process_news = growth_process_news,		\
 	.interval = growth_interval, .fini = growth_fini
 
 /* The rows of the modes that probe system calls and faults. */
@@ -1661,33 +1690,34 @@ static int usdt_end(struct mt_driver *d, int status)
 
 const struct mt_mode_row growth_mmap_row = {
 	.mode = MT_MODE_MMAP, .option = "--mmap", .events = MEMTRACE_EV_MMAP,
-	.banner = mmap_banner, SYSCALL_ROW,
+	.banner = mmap_banner, .record = call_record, SYSCALL_ROW,
 };
 
 const struct mt_mode_row growth_brk_row = {
 	.mode = MT_MODE_BRK, .option = "--brk", .events = MEMTRACE_EV_BRK,
-	.banner = brk_banner, SYSCALL_ROW,
+	.banner = brk_banner, .record = brk_record, SYSCALL_ROW,
 };
 
 const struct mt_mode_row growth_shm_row = {
 	.mode = MT_MODE_SHM, .option = "--shm", .events = MEMTRACE_EV_SHM,
-	.banner = header_banner, SYSCALL_ROW,
+	.banner = header_banner, .record = call_record, SYSCALL_ROW,
 };
 
 const struct mt_mode_row growth_faults_row = {
 	.mode = MT_MODE_FAULTS, .option = "--faults", .events = MEMTRACE_EV_FAULT,
-	.evring_min_pages = FAULT_EVRING_MIN_PAGES, .banner = faults_banner, SYSCALL_ROW,
+	.evring_min_pages = FAULT_EVRING_MIN_PAGES, .banner = faults_banner,
+	.record = faults_record, SYSCALL_ROW,
 };
 
 const struct mt_mode_row growth_ffaults_row = {
 	.mode = MT_MODE_FFAULTS, .option = "--ffaults", .events = MEMTRACE_EV_FFAULT,
-	.evring_min_pages = FAULT_EVRING_MIN_PAGES, .banner = ffaults_banner, SYSCALL_ROW,
+	.evring_min_pages = FAULT_EVRING_MIN_PAGES, .banner = ffaults_banner,
+	.record = ffaults_record, SYSCALL_ROW,
 };
 
 const struct mt_mode_row growth_usdt_row = {
 	.mode = MT_MODE_USDT, .option = "--usdt", .events = MEMTRACE_EV_USDT,
-	.banner = usdt_banner, GROWTH_ROW,
-	/* After GROWTH_ROW: these replace its. */
 	.missing = "no uprobes", .init = usdt_init, .attach = usdt_attach,
-	.start_failed = usdt_start_failed, .end = usdt_end,
+	.start_failed = usdt_start_failed, .banner = usdt_banner, .record = usdt_record,
+	.end = usdt_end, GROWTH_ROW,
 };
