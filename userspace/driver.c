@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The session driver; see driver.h.  One loop for every mode that reads
- * the module's event rings (and --use, which may run without them): the
- * modes used to carry a copy each, and their interval waits differed only
- * in what they slept on.
+ * The session driver; see driver.h.  One loop for every mode: the modes
+ * used to carry a copy each, and their interval waits differed only in
+ * what they slept on.
  */
 #include "driver.h"
 
@@ -28,16 +27,35 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 	d->row->record(d, h);
 }
 
-int driver_drain(struct mt_driver *d)
+int driver_drain(struct mt_driver *d, bool final)
 {
 	struct mt_err err;
+	int failed = 0, ret = 0;
 
-	d->drains++;
-	if (evreader_drain(&d->er, on_record, d, &err)) {
+	if (!d->er.map && !d->row->drained)
+		return 0;
+	if (d->er.map) {
+		d->drains++;
+		failed = d->row->ordered ?
+			 evreader_drain_ordered(&d->er, final, on_record, d, &err) :
+			 evreader_drain(&d->er, on_record, d, &err);
+	}
+	if (d->row->drained)
+		ret = d->row->drained(d, final, failed);
+	if (failed) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return -1;
 	}
-	return evjson_flush(&d->json, d->o);
+	return ret ? -1 : evjson_flush(&d->json, d->o);
+}
+
+int driver_flush(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, PROG ": cannot write the report: %s\n",
+		errno ? strerror(errno) : "write error");
+	return -EIO;
 }
 
 void driver_module_off(struct mt_driver *d, const char *why)
@@ -93,6 +111,8 @@ static int module_check(struct mt_driver *d)
 		}
 		return 0;
 	}
+	if (!row->events)
+		return 0;	/* they follow the options: the row's init checked them */
 	if (!(features & MEMTRACE_FEAT_EVRING) || !(features & row->events)) {
 		const char *kconfig = device_kconfig_reason(&d->dev.version, row->events);
 
@@ -121,14 +141,18 @@ static int module_start(struct mt_driver *d)
 		return 0;	/* module_optional, and the module could not */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
-	cfg.events = row->events | (row->events_if_any & d->dev.version.features);
-	cfg.stack_depth = o->stack_depth ? o->stack_depth :
-			  row->stack_depth ? row->stack_depth : MEMTRACE_MAX_FRAMES;
-	if (row->evring_min_pages)
-		cfg.evring_pages = evreader_ring_pages(row->evring_min_pages);
-	cfg.tgid = d->pid;
-	if (o->by_comm)
-		snprintf(cfg.comm, sizeof(cfg.comm), "%s", o->by_comm);
+	if (row->configure) {
+		row->configure(d, &cfg);
+	} else {
+		cfg.events = row->events | (row->events_if_any & d->dev.version.features);
+		cfg.stack_depth = o->stack_depth ? o->stack_depth :
+				  row->stack_depth ? row->stack_depth : MEMTRACE_MAX_FRAMES;
+		if (row->evring_min_pages)
+			cfg.evring_pages = evreader_ring_pages(row->evring_min_pages);
+		cfg.tgid = d->pid;
+		if (o->by_comm)
+			snprintf(cfg.comm, sizeof(cfg.comm), "%s", o->by_comm);
+	}
 	if (o->by_cgroup) {
 		cfg.cgroup_fd = open(o->by_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cfg.cgroup_fd < 0) {
@@ -138,11 +162,12 @@ static int module_start(struct mt_driver *d)
 		cfg.flags |= MEMTRACE_CFG_CGROUP;
 	}
 	ret = device_configure(&d->dev, &cfg, &err);
+	d->configured = !ret;
 	if (!ret && row->attach)
 		ret = row->attach(d, &err);
 	if (!ret)
 		ret = device_start(&d->dev, &err);
-	if (!ret)
+	if (!ret && d->rings)
 		ret = evreader_open(&d->er, &d->dev, &err);
 	/* The module holds the cgroup by now (or never will). */
 	if (o->by_cgroup)
@@ -160,45 +185,68 @@ static int module_start(struct mt_driver *d)
 	return -1;
 }
 
+/* What driver_wait() saw. */
+enum woke {
+	WOKE_TIMEOUT,		/* the deadline passed */
+	WOKE_READY,		/* something to look at: records, watch_fd, poll_ms */
+	WOKE_SIGNAL,		/* SIGINT or SIGTERM (read from sigfd) */
+};
+
 /*
- * Sleeps until deadline (CLOCK_MONOTONIC), a signal, or records in the
- * rings; without the rings, on the signal alone.  An enum evreader_woke,
- * or -1 said.
+ * Sleeps until deadline (CLOCK_MONOTONIC), a signal, records in the rings
+ * (unless quiet_rings), the mode's watch_fd, or poll_ms (2 ms while an
+ * ordered drain holds records back: they are due by then).  An enum
+ * woke, or -1 said.  SIGINT and SIGTERM are blocked and come
+ * through sigfd, polled here: a signal can neither be lost between
+ * checks nor interrupt a report half printed.
  */
 static int driver_wait(struct mt_driver *d, const struct timespec *deadline)
 {
-	struct mt_err err;
+	bool rings = d->er.map && !d->quiet_rings;
+	struct pollfd pf[3] = { { d->sigfd, POLLIN, 0 }, { rings ? d->dev.fd : -1, POLLIN, 0 },
+				{ d->watch_fd, POLLIN, 0 } };
+	int max_ms = rings && d->er.held ? 2 : d->poll_ms;
 
-	if (d->er.map) {
-		/* -p: notice the process gone at least every 100 ms. */
-		int w = evreader_wait(&d->er, d->sigfd, d->spawn ? spawn_event_fd(d->spawn) : -1,
-				      deadline, d->row->process && d->o->pid ? 100 : -1, &err);
-
-		if (w < 0)
-			fprintf(stderr, PROG ": %s\n", err.msg);
-		return w;
-	}
 	for (;;) {
+		struct signalfd_siginfo si;
 		struct timespec now;
-		int w, ms;
+		long long left;
+		int n;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		ms = (int)((deadline->tv_sec - now.tv_sec) * 1000 +
-			   (deadline->tv_nsec - now.tv_nsec) / 1000000);
-		if (ms <= 0)
-			return EVREADER_TIMEOUT;
-		w = poll(&(struct pollfd){ .fd = d->sigfd, .events = POLLIN }, 1, ms);
-		if (w < 0 && errno != EINTR) {
+		left = (deadline->tv_sec - now.tv_sec) * 1000LL +
+		       (deadline->tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0)
+			return WOKE_TIMEOUT;
+		if (max_ms >= 0 && left > max_ms)
+			left = max_ms;
+		n = poll(pf, 3, (int)left);
+		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
 			return -1;
 		}
-		if (w > 0) {
-			struct signalfd_siginfo si;
-
-			if (read(d->sigfd, &si, sizeof(si)) < 0 && errno != EAGAIN)
+		/* Interrupted, or the bound: the caller looks and calls again. */
+		if (n < 0 || (n == 0 && left == max_ms))
+			return WOKE_READY;
+		if (n == 0)
+			return WOKE_TIMEOUT;
+		if ((pf[0].revents & POLLIN) && read(d->sigfd, &si, sizeof(si)) == sizeof(si))
+			return WOKE_SIGNAL;
+		if (pf[1].revents & (POLLERR | POLLHUP)) {
+			/*
+			 * Tracing stopped under the reader: a mode that reports
+			 * from the module's tables says why (the snapshot's
+			 * header) and polls for records no more; the others end.
+			 */
+			if (!d->row->reports) {
+				fprintf(stderr, PROG ": the session ended under this reader\n");
 				return -1;
-			return EVREADER_SIGNAL;
+			}
+			pf[1].fd = -1;
+			d->quiet_rings = true;
+			continue;
 		}
+		return WOKE_READY;
 	}
 }
 
@@ -207,6 +255,11 @@ static void process_news(struct mt_driver *d)
 {
 	struct spawn_event ev;
 
+	if (d->row->watch) {
+		if (!d->ended)
+			d->ended = d->row->watch(d);
+		return;
+	}
 	if (!d->spawn) {
 		if (d->row->process && d->o->pid && kill(d->o->pid, 0) && errno == ESRCH)
 			d->ended = true;
@@ -248,11 +301,11 @@ static int intervals(struct mt_driver *d)
 
 			if (w < 0)
 				return 1;
-			signalled = w == EVREADER_SIGNAL;
-			if (d->er.map && driver_drain(d))
+			signalled = w == WOKE_SIGNAL;
+			if (driver_drain(d, false))
 				return 1;
 			process_news(d);
-			if (w != EVREADER_READY || d->ended)
+			if (w != WOKE_READY || d->ended)
 				break;
 		}
 		if (d->row->interval && d->row->interval(d, signalled))
@@ -265,7 +318,10 @@ static int intervals(struct mt_driver *d)
 
 int driver_run(const struct mt_mode_row *row, const struct mt_options *o)
 {
-	struct mt_driver d = { .row = row, .o = o, .text = evjson_text_stream(o), .sigfd = -1 };
+	struct mt_driver d = {
+		.row = row, .o = o, .text = evjson_text_stream(o), .sigfd = -1,
+		.rings = true, .watch_fd = -1, .poll_ms = -1,
+	};
 	struct mt_err err;
 	int status = 1, ret;
 
@@ -274,21 +330,25 @@ int driver_run(const struct mt_mode_row *row, const struct mt_options *o)
 		d.pid = o->pid;
 	if (module_open(&d) || (row->init && row->init(&d)) || module_check(&d))
 		goto out;
-	if (evjson_open(&d.json, o, &err) ||
+	if ((!row->reports && evjson_open(&d.json, o, &err)) ||
 	    (row->process && o->cmd_argv && spawn_start(o->cmd_argv, false, &d.spawn, &err))) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		goto out;
 	}
-	if (d.spawn)
+	if (d.spawn) {
 		d.pid = spawn_pid(d.spawn);
-	/* After the spawn: the command runs with the mask we were started with. */
+		d.watch_fd = spawn_event_fd(d.spawn);
+	} else if (row->process && o->pid) {
+		d.poll_ms = 100;	/* -p: notice the process gone */
+	}
+	if (module_start(&d) || (row->setup && row->setup(&d)))
+		goto out;
+	/* After every spawn (a mode's own too): commands run with the mask we were started with. */
 	d.sigfd = stop_signals_fd();
 	if (d.sigfd < 0) {
 		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		goto out;
 	}
-	if (module_start(&d) || (row->setup && row->setup(&d)))
-		goto out;
 	ret = d.spawn ? spawn_exec(d.spawn, &err) : 0;
 	if (ret) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
@@ -297,7 +357,8 @@ int driver_run(const struct mt_mode_row *row, const struct mt_options *o)
 	}
 	if (row->banner)
 		row->banner(&d);
-	fflush(stdout);
+	if (driver_flush())
+		goto out;
 	status = intervals(&d);
 	if (row->totals) {
 		if (d.dev.tracing && device_stop(&d.dev, &err) && !status) {
@@ -305,7 +366,7 @@ int driver_run(const struct mt_mode_row *row, const struct mt_options *o)
 			status = 1;
 		}
 		/* What the rings still hold was written before the stop. */
-		if (!status && driver_drain(&d))
+		if (!status && driver_drain(&d, true))
 			status = 1;
 	}
 	if (row->end)
@@ -316,7 +377,11 @@ int driver_run(const struct mt_mode_row *row, const struct mt_options *o)
 	if (!status && d.spawn)
 		status = d.exit_code;
 	fflush(stdout);
+	goto done;
 out:
+	if (d.fail_status)
+		status = d.fail_status;
+done:
 	if (d.dev.tracing)
 		device_stop(&d.dev, &err);
 	if (d.spawn)

@@ -40,14 +40,33 @@ struct mt_driver {
 	bool ended;			/* the process has ended */
 	int exit_code;			/* the command's, once ended */
 	uint64_t drains;		/* drains of the rings so far */
-	void *state;			/* the mode's own, set by its setup */
+	void *state;			/* the mode's own, set by its init or setup */
+	/* Set by the mode: */
+	bool rings;			/* the session has event rings to read (default) */
+	bool configured;		/* the module took the configuration */
+	int fail_status;		/* the exit status of a session that never ran (0: 1) */
+	/*
+	 * What wakes the wait besides the interval's end and a signal:
+	 * records in the rings (default; wake_on_records), a descriptor of
+	 * the mode's own (watch_fd, -1 by default), or every poll_ms
+	 * (default -1: never; -p's process is looked at every 100 ms).
+	 */
+	bool quiet_rings;		/* records do not wake the wait (-t: they are its own) */
+	int watch_fd;
+	int poll_ms;
 };
 
 /* Runs the mode of row with the options o; returns the process exit status. */
 int driver_run(const struct mt_mode_row *row, const struct mt_options *o);
 
-/* Hands what the rings hold to the row's record callback.  0, or -1 said. */
-int driver_drain(struct mt_driver *d);
+/*
+ * Hands what the rings hold to the row's record callback (then its
+ * drained); final: the module has stopped.  0, or -1 said.
+ */
+int driver_drain(struct mt_driver *d, bool final);
+
+/* What was printed must have been written (a full disk, a closed pipe): 0, or -EIO said. */
+int driver_flush(void);
 
 /*
  * module_optional: gives up the module (stopped, closed) for why; the

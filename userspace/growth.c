@@ -1440,11 +1440,19 @@ static int growth_init(struct mt_driver *d)
  * -p/-c: the process's unwind tables (-c: its image's once it exec'd,
  * process_news()); what its calls' times count from.
  */
+/* What the calls' times count from: taken last before the start. */
+static void mark_start(struct growth *g)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	g->start_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+}
+
 static int growth_attach(struct mt_driver *d, struct mt_err *err)
 {
 	struct growth *g = d->state;
 	const struct mt_options *o = d->o;
-	struct timespec now;
 	int ret;
 
 	g->dev = &d->dev;
@@ -1453,8 +1461,7 @@ static int growth_attach(struct mt_driver *d, struct mt_err *err)
 		unwind_tables(g, d->pid);
 	if (!ret && o->pid)
 		warn_32bit(g, d->pid);
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	g->start_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	mark_start(g);
 	return ret;
 }
 
@@ -1508,16 +1515,16 @@ static void growth_process_news(struct mt_driver *d, const struct spawn_event *e
 		unwind_tables(g, ev->pid);
 	if (shows_call_stacks(g->o)) {
 		/* Its calls so far name their processes' symbols first. */
-		driver_drain(d);
+		driver_drain(d, false);
 		sym_refresh(g, ev->pid);
 	}
 }
 
-static int growth_interval(struct mt_driver *d, bool last)
+static int growth_interval(struct mt_driver *d, bool signalled)
 {
 	struct growth *g = d->state;
 
-	if (last || d->ended)
+	if (signalled || d->ended)
 		return 0;
 	/*
 	 * -p sees no dlopen() or exec happen: objects mapped since get
@@ -1619,27 +1626,26 @@ static int usdt_attach(struct mt_driver *d, struct mt_err *err)
 {
 	int ret = growth_attach(d, err);
 
-	return ret ? ret : add_usdt(d->state, &d->dev, err);
+	if (!ret)
+		ret = add_usdt(d->state, &d->dev, err);
+	if (!ret)
+		mark_start(d->state);
+	return ret;
 }
 
 static void usdt_start_failed(struct mt_driver *d, int ret, const struct mt_err *err)
 {
 	const struct growth *g = d->state;
 
-	if (!d->o->pid || ret != -ESRCH) {
-		if (ret == -EPERM && !d->pid) {
-			fprintf(stderr, PROG ": --usdt system-wide sets breakpoints and raises "
-				"semaphores in every process mapping %s: it needs CAP_SYS_ADMIN, "
-				"as perf's uprobes do (-p or -c trace one process)\n", g->usdt_label);
-			return;
-		}
-		if (ret == -EPERM) {
-			fprintf(stderr, PROG ": --usdt: %s: ptrace could not attach to that "
-				"process, nor may memtrace probe it\n", err->msg);
-			return;
-		}
-	}
-	growth_start_failed(d, ret, err);
+	if (ret == -EPERM && !d->pid)
+		fprintf(stderr, PROG ": --usdt system-wide sets breakpoints and raises "
+			"semaphores in every process mapping %s: it needs CAP_SYS_ADMIN, "
+			"as perf's uprobes do (-p or -c trace one process)\n", g->usdt_label);
+	else if (ret == -EPERM)
+		fprintf(stderr, PROG ": --usdt: %s: ptrace could not attach to that "
+			"process, nor may memtrace probe it\n", err->msg);
+	else
+		growth_start_failed(d, ret, err);
 }
 
 static void usdt_banner(struct mt_driver *d)

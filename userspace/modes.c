@@ -7,23 +7,13 @@
 
 #include "driver.h"
 #include "growth.h"
+#include "leaks.h"
 #include "pressure.h"
-#include "session.h"
 #include "use.h"
 #include "util.h"
 
-/* Modes still running a session of their own: to move onto the driver. */
-static const struct mt_mode_row mode_kernel_leaks = {
-	.mode = MT_MODE_KERNEL_LEAKS, .option = "--kernel-leaks", .run = session_run,
-};
-static const struct mt_mode_row mode_slab = {
-	.mode = MT_MODE_SLAB, .option = "--slab", .run = session_run,
-};
-static const struct mt_mode_row mode_user = {
-	.mode = MT_MODE_USER, .option = "-p", .run = session_run,
-};
 static const struct mt_mode_row *const rows[] = {
-	&mode_kernel_leaks, &mode_slab, &mode_user,
+	&leaks_kernel_row, &leaks_slab_row, &leaks_user_row,
 	&pressure_oom_row, &pressure_reclaim_row, &pressure_vmscan_row,
 	&pressure_compaction_row, &pressure_migration_row,
 	&growth_mmap_row, &growth_brk_row, &growth_shm_row, &growth_faults_row,
@@ -45,5 +35,5 @@ int mode_run(const struct mt_options *o)
 
 	if (!row)
 		return 1;
-	return row->run ? row->run(o) : driver_run(row, o);
+	return driver_run(row, o);
 }

@@ -13,7 +13,6 @@
 #include <ftw.h>
 #include <inttypes.h>
 #include <mntent.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -746,11 +745,11 @@ static void migration_banner(struct mt_driver *d)
 }
 
 /* Each interval: --prometheus's and --folded=FILE's files rewritten. */
-static int pressure_interval(struct mt_driver *d, bool last)
+static int pressure_interval(struct mt_driver *d, bool signalled)
 {
 	struct pressure *p = d->state;
 
-	if (!last) {
+	if (!signalled) {
 		write_prom(p);
 		write_folds(p);
 	}
@@ -761,11 +760,11 @@ static int pressure_interval(struct mt_driver *d, bool last)
  * --vmscan and --migration: a row per interval too; on a signal, of what
  * the rings hold by then (not if that drain failed: it said why).
  */
-static int rows_interval(struct mt_driver *d, bool last)
+static int rows_interval(struct mt_driver *d, bool signalled)
 {
-	if (!last || driver_drain(d) == 0)
+	if (!signalled || driver_drain(d, false) == 0)
 		interval_rows(d->state);
-	return pressure_interval(d, last);
+	return pressure_interval(d, signalled);
 }
 
 static int pressure_end(struct mt_driver *d, int status)

@@ -24,7 +24,7 @@ static unsigned int log2_slot(uint64_t us)
 }
 
 void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_reclaim *r,
-			  time_t when, FILE *out, FILE *json)
+		   time_t when, FILE *out, FILE *json)
 {
 	bool memcg = r->flags & MEMTRACE_RECLAIM_MEMCG;
 	struct pidtab_ent *o = pidtab_get(&st->open, r->pid,

@@ -746,7 +746,6 @@ static int use_setup(struct mt_driver *d)
 	u->dev = &d->dev;
 	u->er = &d->er;
 	u->module_why = d->module_why;
-	u->kmsg = -1;
 	u->cgroot = pressure_cgroup2_root();
 	/* From the end of the log: warnings from now on (SEEK_END skips the rest). */
 	u->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -775,9 +774,9 @@ static void use_banner(struct mt_driver *d)
 }
 
 /* Every interval, the last (a signal's) too: one screen. */
-static int use_interval(struct mt_driver *d, bool last)
+static int use_interval(struct mt_driver *d, bool signalled)
 {
-	(void)last;
+	(void)signalled;
 	return report(d->state);
 }
 
