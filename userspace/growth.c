@@ -669,8 +669,7 @@ static void print_lost(struct growth *g, struct mt_device *dev, const struct evr
 	json_t *rec, *lost_rec;
 
 	if (g->text)
-		fprintf(g->text, "Lost: %" PRIu64 " events (ring full, or nested in another on "
-			"its CPU)\n", lost);
+		evreader_print_lost(er, g->text, "events");
 	if (device_evstats(dev, &st, &err)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return;
