@@ -328,9 +328,9 @@ static bool slab_reason(const struct cli_opt *opt)
 }
 
 /* Why a leak mode (--kernel-leaks, --slab, -p/-c) refuses an option. */
-static int refuse_leak(const struct mt_options *o, const struct cli_opt *opt, struct mt_err *err)
+static int refuse_leak(bool user, const struct cli_opt *opt, struct mt_err *err)
 {
-	if (o->mode == MT_MODE_USER)
+	if (user)
 		return mt_errf(err, EINVAL, "%s applies to kernel allocations, not to -p/-c",
 			       cli_opt_name(opt));
 	if (!(opt->modes & M(KERNEL_LEAKS)))	/* a process's option */
@@ -346,29 +346,30 @@ static int check_leaks(const struct cli_state *s, struct mt_err *err)
 {
 	const struct mt_options *o = s->o;
 	bool kernel_leaks = given(s, MT_MODE_KERNEL_LEAKS), slab = given(s, MT_MODE_SLAB);
+	bool user = o->mode == MT_MODE_USER;
 	const struct cli_opt *opt;
 
 	if (o->pid && o->cmd_argv)
 		return mt_errf(err, EINVAL, "cannot specify both -p and a command (-c or --)");
-	if (o->mode == MT_MODE_USER && (kernel_leaks || slab))
+	if (user && (kernel_leaks || slab))
 		return mt_errf(err, EINVAL, "-p/-c trace a process; they cannot be combined with %s",
 			       slab ? "--slab" : "--kernel-leaks");
-	opt = refused(s, o->mode == MT_MODE_USER ? user_order : NULL, NOT_MEMLEAK);
+	opt = refused(s, user ? user_order : NULL, NOT_MEMLEAK);
 	/* Both modes: a process's options and --module are named first, as always. */
 	if (kernel_leaks && slab &&
 	    (!opt || ((opt->modes & M(KERNEL_LEAKS)) && !slab_reason(opt))))
 		return mt_errf(err, EINVAL, "--kernel-leaks and --slab are different modes: choose one");
 	/* -p/-c name -P and --cache before the two ways of choosing one below, the rest after. */
-	if (opt && !(o->mode == MT_MODE_USER && strcmp(opt->longopt, "--percpu") &&
+	if (opt && !(user && strcmp(opt->longopt, "--percpu") &&
 		     strcmp(opt->longopt, "--cache")))
-		return refuse_leak(o, opt, err);
+		return refuse_leak(user, opt, err);
 	if (o->show_allocs && o->combined_only)
 		return mt_errf(err, EINVAL,
 			       "-a shows individual allocations and -C only combined statistics: choose one");
 	if (o->sample_every && o->sample_bytes)
 		return mt_errf(err, EINVAL, "-s and --sample-bytes are two ways of sampling: choose one");
 	if (opt)
-		return refuse_leak(o, opt, err);
+		return refuse_leak(user, opt, err);
 	if (o->events && o->percpu)
 		return mt_errf(err, EINVAL, "-P is --events percpu: choose one");
 	if (o->max_size && o->min_size > o->max_size)
@@ -376,7 +377,7 @@ static int check_leaks(const struct cli_state *s, struct mt_err *err)
 			       (unsigned long long)o->min_size, (unsigned long long)o->max_size);
 	opt = refused(s, NULL, MEMLEAK);
 	if (opt)
-		return refuse_leak(o, opt, err);
+		return refuse_leak(user, opt, err);
 	if (!cli_text_report(o) && (o->trace || o->show_allocs))
 		return mt_errf(err, EINVAL, "%s prints text lines: not with --folded or --json "
 			       "on stdout (give it a file: --json=FILE)",

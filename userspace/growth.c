@@ -556,6 +556,9 @@ static void emit_call(struct growth *g, const struct memtrace_ev_syscall *r, uin
 	evjson_emit(g->json, rec);
 }
 
+/* The columns of on_usdt()'s lines. */
+#define USDT_HEADER "TIME(s)      PID     TID     COMM             PROBE                    ARGS"
+
 /* A --usdt hit: its line as it comes, and counted under its stack. */
 static void on_usdt(struct growth *g, const struct memtrace_ev_usdt *r)
 {
@@ -1027,18 +1030,18 @@ static void tracing_banner(struct mt_driver *d, const char *what)
 }
 
 /* The line modes: their column headers. */
-static void header_banner(struct mt_driver *d)
-{
-	if (d->text)
-		fprintf(d->text, "%s\n", growth_header(d->row->mode));
-}
-
 static void mmap_banner(struct mt_driver *d)
 {
 	if (d->o->stacks)
 		tracing_banner(d, "bytes mapped");
-	else
-		header_banner(d);
+	else if (d->text)
+		fprintf(d->text, "%s\n", growth_call_header(false));
+}
+
+static void shm_banner(struct mt_driver *d)
+{
+	if (d->text)
+		fprintf(d->text, "%s\n", growth_call_header(true));
 }
 
 static void brk_banner(struct mt_driver *d)
@@ -1097,7 +1100,7 @@ static void usdt_banner(struct mt_driver *d)
 	if (d->text)
 		fprintf(d->text, "Tracing %s (%d site%s) %s, Ctrl+C to quit.\n%s\n", g->usdt_label,
 			g->nr_usdt, g->nr_usdt == 1 ? "" : "s",
-			d->pid ? "in one process" : "system-wide", growth_header(d->row->mode));
+			d->pid ? "in one process" : "system-wide", USDT_HEADER);
 	else
 		fprintf(stderr, "Tracing %s (%d site%s) %s, Ctrl+C to quit.\n", g->usdt_label,
 			g->nr_usdt, g->nr_usdt == 1 ? "" : "s",
@@ -1147,7 +1150,7 @@ const struct mt_mode_row growth_brk_row = {
 
 const struct mt_mode_row growth_shm_row = {
 	.mode = MT_MODE_SHM, .option = "--shm", .events = MEMTRACE_EV_SHM,
-	.banner = header_banner, .record = call_record, SYSCALL_ROW,
+	.banner = shm_banner, .record = call_record, SYSCALL_ROW,
 };
 
 const struct mt_mode_row growth_faults_row = {

@@ -89,13 +89,10 @@ static void result_str(int64_t ret, char *buf, size_t len)
 		snprintf(buf, len, " = 0x%" PRIx64, (uint64_t)ret);
 }
 
-const char *growth_header(enum mt_mode mode)
+const char *growth_call_header(bool shm)
 {
-	if (mode == MT_MODE_USDT)
-		return "TIME(s)      PID     TID     COMM             PROBE                    ARGS";
-	if (mode == MT_MODE_SHM)
-		return "PID    COMM                SYS              RET ARGs";
-	return "PID    COMM             PROT MAP   OFFS(KB) SIZE(KB) FILE";
+	return shm ? "PID    COMM                SYS              RET ARGs" :
+		     "PID    COMM             PROT MAP   OFFS(KB) SIZE(KB) FILE";
 }
 
 static const char *shm_name(uint16_t type)

@@ -15,10 +15,8 @@
 #include <jansson.h>
 #include <linux/memtrace.h>
 
-#include "options.h"
-
-/* The column headers of the line modes. */
-const char *growth_header(enum mt_mode mode);
+/* The column headers of growth_format_call()'s lines: --mmap's, or --shm's. */
+const char *growth_call_header(bool shm);
 
 /*
  * One call as a line (no newline) of --mmap or --shm: mmapsnoop's
