@@ -341,14 +341,14 @@ int driver_run(const struct mt_mode_row *row, const struct mt_options *o)
 	} else if (row->process && o->pid) {
 		d.poll_ms = 100;	/* -p: notice the process gone */
 	}
-	if (module_start(&d) || (row->setup && row->setup(&d)))
-		goto out;
-	/* After every spawn (a mode's own too): commands run with the mask we were started with. */
+	/* A command spawned since or later runs with the mask we were started with. */
 	d.sigfd = stop_signals_fd();
 	if (d.sigfd < 0) {
 		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
 		goto out;
 	}
+	if (module_start(&d) || (row->setup && row->setup(&d)))
+		goto out;
 	ret = d.spawn ? spawn_exec(d.spawn, &err) : 0;
 	if (ret) {
 		fprintf(stderr, PROG ": %s\n", err.msg);

@@ -41,15 +41,16 @@ struct mt_driver {
 	int exit_code;			/* the command's, once ended */
 	uint64_t drains;		/* drains of the rings so far */
 	void *state;			/* the mode's own, set by its init or setup */
-	/* Set by the mode: */
+	bool configured;		/* the module took the configuration (the driver's) */
+	/* Set by the mode (init, configure, attach, setup): */
 	bool rings;			/* the session has event rings to read (default) */
-	bool configured;		/* the module took the configuration */
-	int fail_status;		/* the exit status of a session that never ran (0: 1) */
+	int fail_status;		/* the exit status if the session never ran (0: 1) */
 	/*
 	 * What wakes the wait besides the interval's end and a signal:
-	 * records in the rings (default; wake_on_records), a descriptor of
-	 * the mode's own (watch_fd, -1 by default), or every poll_ms
-	 * (default -1: never; -p's process is looked at every 100 ms).
+	 * records in the rings (unless quiet_rings; the driver sets it when
+	 * tracing stopped under a reports row), a descriptor of the mode's
+	 * own (watch_fd, -1 by default: -c's command's by the driver), or
+	 * every poll_ms (default -1: never; -p's process every 100 ms).
 	 */
 	bool quiet_rings;		/* records do not wake the wait (-t: they are its own) */
 	int watch_fd;

@@ -12,10 +12,8 @@
 #include "leaks.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -337,11 +335,6 @@ static int write_formats(const struct mt_options *o, const struct mt_snapshot *s
 	return ret;
 }
 
-/*
- * One interval: snapshot, parse, report.  Errors are printed here.  The
- * last report of a user-mode target that ended counts every allocation
- * still live, whatever its age, and ends with the heap summaries.
- */
 /* A snapshot from the module, parsed; an error is said on stderr. */
 static int take_snapshot(struct leaks *s, uint32_t flags, uint64_t older_ns,
 			 struct mt_snapshot *snap)
@@ -361,6 +354,11 @@ static int take_snapshot(struct leaks *s, uint32_t flags, uint64_t older_ns,
 	return ret;
 }
 
+/*
+ * One interval: snapshot, parse, report.  Errors are printed here.  The
+ * last report of a user-mode target that ended counts every allocation
+ * still live, whatever its age, and ends with the heap summaries.
+ */
 static int report_once(struct leaks *s)
 {
 	const struct mt_options *o = s->o;
@@ -844,9 +842,11 @@ static int leaks_interval(struct mt_driver *d, bool signalled)
 	struct leaks *s = d->state;
 
 	(void)signalled;
-	if (s->target && !d->ended)
-		d->ended = target_update(s->target, PROG);
-	/* What was printed stays printed; said why it ends here. */
+	/*
+	 * The target's news came with the wait's last wake (watch()), so
+	 * d->ended is up to date.  What was printed stays printed; said
+	 * why it ends here.
+	 */
 	if (driver_drain(d, false) || report_once(s) || driver_flush())
 		return -1;
 	return 0;
@@ -914,22 +914,3 @@ const struct mt_mode_row leaks_user_row = {
 	.mode = MT_MODE_USER, .option = "-p", .attach = leaks_user_attach,
 	.watch = leaks_watch, LEAKS_ROW,
 };
-
-int leaks_print_version(FILE *out)
-{
-	struct mt_device dev;
-	struct mt_err err;
-	char hooks[64];
-
-	fprintf(out, "memtrace-read %s (ABI %u)\n", MEMTRACE_READ_VERSION, MEMTRACE_ABI_VERSION);
-	if (device_open(&dev, NULL, &err)) {
-		fprintf(out, "memtrace.ko: %s\n", err.msg);
-		return 0;
-	}
-	device_events_str(dev.version.features, hooks, sizeof(hooks));
-	fprintf(out, "memtrace.ko %s (ABI %u, hooks: %s)\n",
-		dev.version.module_version[0] ? dev.version.module_version : "(no version)",
-		dev.version.abi_version, hooks);
-	device_close(&dev);
-	return 0;
-}

@@ -7,7 +7,6 @@
 #ifndef MEMTRACE_READ_LEAKS_H
 #define MEMTRACE_READ_LEAKS_H
 
-#include <stdio.h>
 
 #include "cli.h"
 #include "mode.h"
@@ -18,7 +17,5 @@ void leaks_build_config(const struct mt_options *o, uint32_t events,
 
 extern const struct mt_mode_row leaks_kernel_row, leaks_slab_row, leaks_user_row;
 
-/* --version: the reader's version and, if the device answers, the module's. */
-int leaks_print_version(FILE *out);
 
 #endif

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 #include "modes.h"
-#include "leaks.h"
+#include "device.h"
 
 #define PROG "memtrace-read"
 
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 		cli_usage(stdout, PROG);
 		return 0;
 	case MT_ACTION_VERSION:
-		return leaks_print_version(stdout);
+		return device_print_version(stdout);
 	case MT_ACTION_RUN:
 		break;
 	}
