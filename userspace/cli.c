@@ -239,13 +239,21 @@ const char *cli_option_name(size_t i, bool short_name)
 	return short_name ? cli_opts[i].shortopt : cli_opts[i].longopt;
 }
 
-static const char *mode_option(int mode)
+/* The option that selects mode. */
+static const struct cli_opt *mode_opt(int mode)
 {
 	for (size_t i = 0; i < cli_nr_opts; i++)
 		if ((cli_opts[i].set == cli_set_mode || cli_opts[i].set == cli_set_usdt) &&
 		    cli_opts[i].mode == mode)
-			return cli_opts[i].longopt;
+			return &cli_opts[i];
 	return NULL;
+}
+
+static const char *mode_option(int mode)
+{
+	const struct cli_opt *opt = mode_opt(mode);
+
+	return opt ? opt->longopt : NULL;
 }
 
 const char *cli_growth_option(enum mt_mode m)
@@ -309,9 +317,7 @@ static int check_growth(const struct cli_state *s, struct mt_err *err)
 	if (other)
 		return mt_errf(err, EINVAL, "%s reports %s, not allocations: "
 			       "it cannot be combined with %s", mode_option(o->mode),
-			       o->mode == MT_MODE_FAULTS || o->mode == MT_MODE_FFAULTS ?
-			       "page faults" : o->mode == MT_MODE_USDT ? "probe hits" :
-			       "system calls", other);
+			       mode_opt(o->mode)->what, other);
 	return 0;
 }
 
@@ -322,9 +328,9 @@ static bool slab_reason(const struct cli_opt *opt)
 }
 
 /* Why a leak mode (--kernel-leaks, --slab, -p/-c) refuses an option. */
-static int refuse_leak(const struct mt_options *o, const struct cli_opt *opt, struct mt_err *err)
+static int refuse_leak(bool user, const struct cli_opt *opt, struct mt_err *err)
 {
-	if (o->mode == MT_MODE_USER)
+	if (user)
 		return mt_errf(err, EINVAL, "%s applies to kernel allocations, not to -p/-c",
 			       cli_opt_name(opt));
 	if (!(opt->modes & M(KERNEL_LEAKS)))	/* a process's option */
@@ -340,29 +346,30 @@ static int check_leaks(const struct cli_state *s, struct mt_err *err)
 {
 	const struct mt_options *o = s->o;
 	bool kernel_leaks = given(s, MT_MODE_KERNEL_LEAKS), slab = given(s, MT_MODE_SLAB);
+	bool user = o->mode == MT_MODE_USER;
 	const struct cli_opt *opt;
 
 	if (o->pid && o->cmd_argv)
 		return mt_errf(err, EINVAL, "cannot specify both -p and a command (-c or --)");
-	if (o->mode == MT_MODE_USER && (kernel_leaks || slab))
+	if (user && (kernel_leaks || slab))
 		return mt_errf(err, EINVAL, "-p/-c trace a process; they cannot be combined with %s",
 			       slab ? "--slab" : "--kernel-leaks");
-	opt = refused(s, o->mode == MT_MODE_USER ? user_order : NULL, NOT_MEMLEAK);
+	opt = refused(s, user ? user_order : NULL, NOT_MEMLEAK);
 	/* Both modes: a process's options and --module are named first, as always. */
 	if (kernel_leaks && slab &&
 	    (!opt || ((opt->modes & M(KERNEL_LEAKS)) && !slab_reason(opt))))
 		return mt_errf(err, EINVAL, "--kernel-leaks and --slab are different modes: choose one");
 	/* -p/-c name -P and --cache before the two ways of choosing one below, the rest after. */
-	if (opt && !(o->mode == MT_MODE_USER && strcmp(opt->longopt, "--percpu") &&
+	if (opt && !(user && strcmp(opt->longopt, "--percpu") &&
 		     strcmp(opt->longopt, "--cache")))
-		return refuse_leak(o, opt, err);
+		return refuse_leak(user, opt, err);
 	if (o->show_allocs && o->combined_only)
 		return mt_errf(err, EINVAL,
 			       "-a shows individual allocations and -C only combined statistics: choose one");
 	if (o->sample_every && o->sample_bytes)
 		return mt_errf(err, EINVAL, "-s and --sample-bytes are two ways of sampling: choose one");
 	if (opt)
-		return refuse_leak(o, opt, err);
+		return refuse_leak(user, opt, err);
 	if (o->events && o->percpu)
 		return mt_errf(err, EINVAL, "-P is --events percpu: choose one");
 	if (o->max_size && o->min_size > o->max_size)
@@ -370,7 +377,7 @@ static int check_leaks(const struct cli_state *s, struct mt_err *err)
 			       (unsigned long long)o->min_size, (unsigned long long)o->max_size);
 	opt = refused(s, NULL, MEMLEAK);
 	if (opt)
-		return refuse_leak(o, opt, err);
+		return refuse_leak(user, opt, err);
 	if (!cli_text_report(o) && (o->trace || o->show_allocs))
 		return mt_errf(err, EINVAL, "%s prints text lines: not with --folded or --json "
 			       "on stdout (give it a file: --json=FILE)",
@@ -379,31 +386,46 @@ static int check_leaks(const struct cli_state *s, struct mt_err *err)
 }
 
 /* The mode options given decide the mode, and with it the checks. */
+/*
+ * The event modes given (the pressure modes but --use), in the table's
+ * order: how many, the first and the last.
+ */
+static unsigned int event_modes(const struct cli_state *s, const struct cli_opt **first,
+				const struct cli_opt **last)
+{
+	unsigned int n = 0;
+
+	*first = *last = NULL;
+	for (size_t i = 0; i < cli_nr_opts; i++) {
+		const struct cli_opt *opt = &cli_opts[i];
+
+		if (opt->set != cli_set_mode || !(M_EVENTS & (1u << opt->mode)) ||
+		    !given(s, opt->mode))
+			continue;
+		if (!n++)
+			*first = opt;
+		*last = opt;
+	}
+	return n;
+}
+
 static int choose_mode(struct cli_state *s, struct mt_err *err)
 {
 	struct mt_options *o = s->o;
-	bool kernel_leaks = given(s, MT_MODE_KERNEL_LEAKS), oom = given(s, MT_MODE_OOM);
-	bool reclaim = given(s, MT_MODE_RECLAIM), vmscan = given(s, MT_MODE_VMSCAN);
-	bool compaction = given(s, MT_MODE_COMPACTION), migration = given(s, MT_MODE_MIGRATION);
-	bool use = given(s, MT_MODE_USE);
+	bool kernel_leaks = given(s, MT_MODE_KERNEL_LEAKS), use = given(s, MT_MODE_USE);
+	const struct cli_opt *first, *last;
+	unsigned int events = event_modes(s, &first, &last);
 	int growth = s->growth;
 
-	if (use && (oom || reclaim || vmscan || compaction || migration || growth))
+	if (use && (events || growth))
 		return mt_errf(err, EINVAL, "--use and %s are different modes: choose one",
-			       oom ? "--oom" : reclaim ? "--reclaim" : vmscan ? "--vmscan" :
-			       compaction ? "--compaction" : migration ? "--migration" :
-			       "a growth mode");
-	if (oom + reclaim + vmscan + compaction + migration > 1)
+			       events ? first->longopt : "a growth mode");
+	if (events > 1)
 		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
-			       oom ? "--oom" : reclaim ? "--reclaim" : vmscan ? "--vmscan" :
-			       "--compaction",
-			       migration ? "--migration" : compaction ? "--compaction" :
-			       vmscan ? "--vmscan" : "--reclaim");
-	if (growth && (oom || reclaim || vmscan || compaction || migration))
+			       first->longopt, last->longopt);
+	if (growth && events)
 		return mt_errf(err, EINVAL, "%s and %s are different modes: choose one",
-			       oom ? "--oom" : reclaim ? "--reclaim" : vmscan ? "--vmscan" :
-			       compaction ? "--compaction" : "--migration",
-			       cli_growth_option(growth));
+			       first->longopt, cli_growth_option(growth));
 	if (growth) {
 		o->mode = growth;
 		return check_growth(s, err);
@@ -414,7 +436,7 @@ static int choose_mode(struct cli_state *s, struct mt_err *err)
 	 * --oom in a leak session (oomkill and memleak at once): each kill, and
 	 * the traced process's (or the kernel's) top live stacks at it.
 	 */
-	if (oom && !reclaim && !vmscan && !compaction && !migration && !use &&
+	if (given(s, MT_MODE_OOM) && !use &&
 	    (kernel_leaks || o->pid || o->cmd_argv)) {
 		if (!cli_text_report(o) || o->json || o->memleak_format)
 			return mt_errf(err, EINVAL, "--oom with %s prints its kills in the text "
@@ -425,12 +447,10 @@ static int choose_mode(struct cli_state *s, struct mt_err *err)
 				       "are told apart only for one traced process");
 		o->oom_kills = true;
 		s->modes &= ~M(OOM);
-		oom = false;
+		events = 0;
 	}
-	if (oom || reclaim || vmscan || compaction || migration || use) {
-		o->mode = oom ? MT_MODE_OOM : reclaim ? MT_MODE_RECLAIM :
-			  vmscan ? MT_MODE_VMSCAN : compaction ? MT_MODE_COMPACTION :
-			  migration ? MT_MODE_MIGRATION : MT_MODE_USE;
+	if (events || use) {
+		o->mode = events ? first->mode : MT_MODE_USE;
 		return check_pressure(s, err);
 	}
 	o->mode = o->pid || o->cmd_argv ? MT_MODE_USER :

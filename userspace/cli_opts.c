@@ -79,19 +79,19 @@ const struct cli_opt cli_opts[] = {
 		  "reclaim and compaction stalls, the module's reclaims and compactions with "
 		  "their time), errors (OOM kills, failed compactions, page allocation "
 		  "failures)"},
-	{ NULL, "--mmap", no_argument, MODE(MMAP), .set = cli_set_mode,
+	{ NULL, "--mmap", no_argument, MODE(MMAP), .set = cli_set_mode, .what = "system calls",
 	  .help = "each mmap, munmap and mremap call, as mmapsnoop(8): PID COMM PROT MAP "
 		  "OFFS(KB) SIZE(KB) FILE; with --stacks, bytes mapped by user stack instead"},
-	{ NULL, "--brk", no_argument, MODE(BRK), .set = cli_set_mode,
+	{ NULL, "--brk", no_argument, MODE(BRK), .set = cli_set_mode, .what = "system calls",
 	  .help = "brk growth by user stack and process, as brkstack(8): calls and bytes grown"},
-	{ NULL, "--shm", no_argument, MODE(SHM), .set = cli_set_mode,
+	{ NULL, "--shm", no_argument, MODE(SHM), .set = cli_set_mode, .what = "system calls",
 	  .help = "each shmget, shmat, shmdt and shmctl call with its arguments and return "
 		  "value, as shmsnoop(8); with --stacks, each call's user stack under it"},
-	{ NULL, "--faults", no_argument, MODE(FAULTS), .set = cli_set_mode,
+	{ NULL, "--faults", no_argument, MODE(FAULTS), .set = cli_set_mode, .what = "page faults",
 	  .help = "page faults by user stack and process, as faults(8): minor and major"},
-	{ NULL, "--ffaults", no_argument, MODE(FFAULTS), .set = cli_set_mode,
+	{ NULL, "--ffaults", no_argument, MODE(FFAULTS), .set = cli_set_mode, .what = "page faults",
 	  .help = "page faults by the file mapped, as ffaults(8)"},
-	{ NULL, "--usdt", required_argument, "BINARY:PROVIDER:NAME", MODE(USDT), .set = cli_set_usdt,
+	{ NULL, "--usdt", required_argument, "BINARY:PROVIDER:NAME", MODE(USDT), .set = cli_set_usdt, .what = "probe hits",
 	  .help = "each hit of a USDT probe (<sys/sdt.h>) of BINARY with its arguments, as "
 		  "trace(8); hits by user stack at the end (semaphores are set while traced).  "
 		  "These six growth modes: -p/-c one process, else system-wide; --by-comm, "

@@ -21,7 +21,8 @@
 #define M_SHM_STACKS	(1u << 31)
 #define M_LEAKS		(M(KERNEL_LEAKS) | M(SLAB) | M(USER))
 #define M_KERNEL	(M(KERNEL_LEAKS) | M(SLAB))
-#define M_PRESSURE	(M(OOM) | M(RECLAIM) | M(VMSCAN) | M(COMPACTION) | M(MIGRATION) | M(USE))
+#define M_EVENTS	(M(OOM) | M(RECLAIM) | M(VMSCAN) | M(COMPACTION) | M(MIGRATION))
+#define M_PRESSURE	(M_EVENTS | M(USE))
 /* Growth modes whose user stacks are walked (by the unwind tables too: growth.c). */
 #define M_WALKS		(M(BRK) | M(FAULTS) | M(USDT) | M_MMAP_STACKS | M_SHM_STACKS)
 /* Growth modes that count by stack (or file), and so have folded stacks, pprof, ... */
@@ -68,7 +69,8 @@ struct cli_opt {
 	uint64_t min, max;		/* cli_set_number: the range */
 	/*
 	 * cli_set_number: how its errors name the value; a process's options
-	 * (and --module, --memleak-format in --slab): why a mode refuses it.
+	 * (and --module, --memleak-format in --slab): why a mode refuses it;
+	 * a growth mode's option: what the mode reports ("page faults").
 	 */
 	const char *what;
 	/* How the pressure and growth modes name it when they refuse it. */

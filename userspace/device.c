@@ -509,3 +509,22 @@ void device_close(struct mt_device *d)
 	d->map = NULL;
 	d->fd = -1;
 }
+
+int device_print_version(FILE *out)
+{
+	struct mt_device dev;
+	struct mt_err err;
+	char hooks[64];
+
+	fprintf(out, "memtrace-read %s (ABI %u)\n", MEMTRACE_READ_VERSION, MEMTRACE_ABI_VERSION);
+	if (device_open(&dev, NULL, &err)) {
+		fprintf(out, "memtrace.ko: %s\n", err.msg);
+		return 0;
+	}
+	device_events_str(dev.version.features, hooks, sizeof(hooks));
+	fprintf(out, "memtrace.ko %s (ABI %u, hooks: %s)\n",
+		dev.version.module_version[0] ? dev.version.module_version : "(no version)",
+		dev.version.abi_version, hooks);
+	device_close(&dev);
+	return 0;
+}

@@ -94,4 +94,7 @@ const char *device_kconfig_reason(const struct memtrace_version *v, uint32_t eve
 /* "kmalloc cache page percpu" for MEMTRACE_EV_* bits. */
 void device_events_str(uint32_t events, char *buf, size_t len);
 
+/* --version: the reader's version and, if the device answers, the module's. */
+int device_print_version(FILE *out);
+
 #endif

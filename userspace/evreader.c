@@ -3,11 +3,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 /* Every record type has its CLOCK_MONOTONIC time right after the header. */
@@ -268,38 +266,6 @@ hand_on_held:
 		evring_dispatch(r->buf, r->held, fn, ctx);
 	r->held = 0;
 	return ret;
-}
-
-int evreader_wait(struct evreader *r, int sigfd, int extra_fd, const struct timespec *deadline,
-		  int max_ms, struct mt_err *err)
-{
-	struct pollfd pf[3] = { { sigfd, POLLIN, 0 }, { r->dev->fd, POLLIN, 0 },
-				{ extra_fd, POLLIN, 0 } };
-	struct signalfd_siginfo si;
-	struct timespec now;
-	long long left;
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	left = (deadline->tv_sec - now.tv_sec) * 1000LL +
-	       (deadline->tv_nsec - now.tv_nsec) / 1000000;
-	if (left <= 0)
-		return EVREADER_TIMEOUT;
-	if (max_ms >= 0 && left > max_ms)
-		left = max_ms;
-	n = poll(pf, 3, (int)left);
-	if (n < 0 && errno != EINTR)
-		return mt_errf(err, errno, "poll: %s", strerror(errno));
-	/* Interrupted, or the caller's bound: it looks and calls again. */
-	if (n < 0 || (n == 0 && left == max_ms))
-		return EVREADER_READY;
-	if (n == 0)
-		return EVREADER_TIMEOUT;
-	if ((pf[0].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si))
-		return EVREADER_SIGNAL;
-	if (pf[1].revents & (POLLERR | POLLHUP))
-		return mt_errf(err, EPIPE, "the session ended under this reader");
-	return EVREADER_READY;
 }
 
 uint64_t evreader_lost(const struct evreader *r, unsigned int *cpus)

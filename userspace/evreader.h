@@ -72,23 +72,6 @@ int evreader_drain(struct evreader *r, evreader_fn fn, void *ctx, struct mt_err 
  */
 int evreader_drain_ordered(struct evreader *r, bool final, evreader_fn fn, void *ctx,
 			   struct mt_err *err);
-/* What evreader_wait() saw. */
-enum evreader_woke {
-	EVREADER_TIMEOUT,	/* the deadline passed */
-	EVREADER_READY,		/* the rings have records, or extra_fd is readable */
-	EVREADER_SIGNAL,	/* a signal came on sigfd (read from it) */
-};
-
-/*
- * Sleeps in poll(2) on the device (the rings' wake-up), sigfd (a
- * signalfd) and extra_fd (-1: none) until one is ready or deadline
- * (CLOCK_MONOTONIC) passes, at most max_ms (< 0: no bound) so a caller can
- * check on something else.  Returns an enum evreader_woke, or -errno with
- * err set: poll failed, or the session ended under the reader.
- */
-int evreader_wait(struct evreader *r, int sigfd, int extra_fd, const struct timespec *deadline,
-		  int max_ms, struct mt_err *err);
-
 /*
  * Data pages for each CPU's event ring (struct memtrace_config's
  * evring_pages), for a mode whose events come in bursts faster than a

@@ -1,32 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --oom, --reclaim, --vmscan, --compaction and --migration; see
- * pressure.h.  The session: configure the module
- * for the pressure events alone (no allocation tables), start, then sleep
- * in poll(2) on the device (the event rings' wake-up) and a signalfd, and
- * print each record as it comes, in time order across CPUs.
+ * pressure.h.  Each is a row (mode.h) that the session driver
+ * (driver.h) runs: the module configured for that mode's pressure
+ * events alone (no allocation tables), each record printed or counted
+ * as it comes, in time order across CPUs; --vmscan and --migration also
+ * print a row per interval, and each prints its totals at the end.
  */
 #include "pressure.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <mntent.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "device.h"
+#include "driver.h"
 #include "evjson.h"
 #include "evprom.h"
 #include "evreader.h"
 #include "fmt.h"
 #include "ksyms.h"
-#include "pidtab.h"
+#include "reclaim.h"
 #include "vmscan.h"
 #include "compaction.h"
 #include "migration.h"
@@ -231,178 +229,12 @@ char *pressure_cgroup2_root(void)
 	return root;
 }
 
-/* ---- --reclaim: begin/end pairs, per-process latency ---- */
-
-#define RECLAIM_PROCS	256	/* processes in the summary */
-#define HIST_SLOTS	40
-
-struct reclaim_proc {
-	uint32_t pid;
-	char comm[MEMTRACE_COMM_LEN + 1];
-	uint64_t count, total_ns, pages;
-	uint64_t hist[HIST_SLOTS];	/* log2 of microseconds */
-};
-
-struct reclaim_state {
-	struct pidtab open;		/* reclaims in flight: v[0] the begin's time */
-	struct reclaim_proc procs[RECLAIM_PROCS];
-	unsigned int nr_procs;
-	uint64_t events[2], pages[2];	/* [0] direct, [1] memcg */
-	uint64_t ns[2];			/* their time, of those whose begin was seen */
-	uint64_t unpaired;		/* ends without their begin (lost, or begun before start) */
-	uint64_t procs_full;
-};
-
-static unsigned int log2_slot(uint64_t us)
-{
-	unsigned int s = 0;
-
-	while (us > 1 && s < HIST_SLOTS - 1) {
-		us >>= 1;
-		s++;
-	}
-	return us ? s + 1 : 0;
-}
-
-static void reclaim_event(struct reclaim_state *st, const struct memtrace_ev_reclaim *r,
-			  time_t when, FILE *out, FILE *json)
-{
-	bool memcg = r->flags & MEMTRACE_RECLAIM_MEMCG;
-	struct pidtab_ent *o = pidtab_get(&st->open, r->pid,
-					  r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN);
-	struct reclaim_proc *p = NULL;
-	char comm[MEMTRACE_COMM_LEN + 1], hms[16];
-	uint64_t lat;
-
-	if (r->hdr.type == MEMTRACE_EVT_RECLAIM_BEGIN) {
-		if (o)
-			o->v[0] = r->ts_ns;
-		return;
-	}
-	st->events[memcg]++;
-	st->pages[memcg] += r->nr_reclaimed;
-	if (!o) {
-		st->unpaired++;
-		return;
-	}
-	lat = r->ts_ns - o->v[0];
-	st->ns[memcg] += lat;
-	pidtab_del(&st->open, o);
-	mt_comm(comm, r->comm);
-	mt_hms(when, hms, sizeof(hms));
-	if (out)
-		fprintf(out, "%-8s %-16s %-7" PRIu32 " %9.3f %7" PRIu64 "%s\n", hms, comm, r->pid,
-			lat / 1e6, (uint64_t)r->nr_reclaimed, memcg ? " memcg" : "");
-	if (json) {
-		json_t *rec = evjson_record("reclaim", "reclaim", hms);
-
-		if (rec && json_object_update_new(rec, json_pack(
-			"{s:o, s:I, s:o, s:o, s:o, s:b}", "monotonic_ns", evjson_u64(r->ts_ns),
-			"pid", (json_int_t)r->pid, "comm", evjson_comm(r->comm),
-			"latency_ns", evjson_u64(lat), "pages", evjson_u64(r->nr_reclaimed),
-			"memcg", memcg))) {
-			json_decref(rec);
-			rec = NULL;
-		}
-		evjson_emit(json, rec);
-	}
-	for (unsigned int i = 0; i < st->nr_procs; i++)
-		if (st->procs[i].pid == r->pid && !strcmp(st->procs[i].comm, comm))
-			p = &st->procs[i];
-	if (!p && st->nr_procs < RECLAIM_PROCS) {
-		p = &st->procs[st->nr_procs++];
-		p->pid = r->pid;
-		memcpy(p->comm, comm, sizeof(p->comm));
-	}
-	if (!p) {
-		st->procs_full++;
-		return;
-	}
-	p->count++;
-	p->total_ns += lat;
-	p->pages += r->nr_reclaimed;
-	p->hist[log2_slot(lat / 1000)]++;
-}
-
-static void reclaim_summary(const struct reclaim_state *st, FILE *out)
-{
-	fprintf(out, "\nDirect reclaim: %" PRIu64 " reclaims, %" PRIu64 " pages reclaimed; "
-		"memcg reclaim: %" PRIu64 " reclaims, %" PRIu64 " pages reclaimed\n",
-		st->events[0], st->pages[0], st->events[1], st->pages[1]);
-	if (st->unpaired)
-		fprintf(out, "(%" PRIu64 " ends without their begin: counted, no latency)\n",
-			st->unpaired);
-	for (unsigned int i = 0; i < st->nr_procs; i++) {
-		const struct reclaim_proc *p = &st->procs[i];
-		unsigned int last = 0;
-		uint64_t max = 0;
-
-		for (unsigned int s = 0; s < HIST_SLOTS; s++) {
-			if (p->hist[s])
-				last = s;
-			if (p->hist[s] > max)
-				max = p->hist[s];
-		}
-		fprintf(out, "\npid %" PRIu32 " (%s): %" PRIu64 " reclaims, %" PRIu64
-			" pages, avg %.3f ms\n", p->pid, p->comm, p->count, p->pages,
-			p->count ? p->total_ns / 1e6 / p->count : 0.0);
-		fprintf(out, "%24s : %-10s distribution\n", "usecs", "count");
-		for (unsigned int s = 0; s <= last; s++) {
-			uint64_t lo = s ? 1ULL << (s - 1) : 0, hi = (1ULL << s) - 1;
-			char stars[41];
-			unsigned int n = max ? (unsigned int)(p->hist[s] * 40 / max) : 0;
-
-			memset(stars, '*', n);
-			stars[n] = '\0';
-			fprintf(out, "%10" PRIu64 " -> %-10" PRIu64 " : %-10" PRIu64 " |%-40s|\n",
-				lo, hi, p->hist[s], stars);
-		}
-	}
-	if (st->procs_full)
-		fprintf(out, "(%" PRIu64 " reclaims of processes past the first %d not "
-			"in the histograms)\n", st->procs_full, RECLAIM_PROCS);
-}
-
-static int reclaim_summary_json(json_t *rec, const struct reclaim_state *st)
-{
-	json_t *procs = json_array();
-
-	for (unsigned int i = 0; procs && i < st->nr_procs; i++) {
-		const struct reclaim_proc *p = &st->procs[i];
-		json_t *hist = json_array();
-		unsigned int last = 0;
-
-		for (unsigned int s = 0; s < HIST_SLOTS; s++)
-			if (p->hist[s])
-				last = s;
-		for (unsigned int s = 0; hist && s <= last; s++)
-			json_array_append_new(hist, json_pack(
-				"{s:o, s:o, s:o}", "usecs_min", evjson_u64(s ? 1ULL << (s - 1) : 0),
-				"usecs_max", evjson_u64((1ULL << s) - 1),
-				"count", evjson_u64(p->hist[s])));
-		json_array_append_new(procs, json_pack(
-			"{s:I, s:o, s:o, s:o, s:o, s:o}", "pid", (json_int_t)p->pid,
-			"comm", evjson_comm(p->comm), "reclaims", evjson_u64(p->count),
-			"pages", evjson_u64(p->pages), "ns", evjson_u64(p->total_ns),
-			"histogram", hist ? hist : json_array()));
-	}
-	return json_object_update_new(rec, json_pack(
-		"{s:{s:o, s:o}, s:{s:o, s:o}, s:o, s:o, s:o}",
-		"direct_reclaim", "reclaims", evjson_u64(st->events[0]),
-		"pages", evjson_u64(st->pages[0]),
-		"memcg_reclaim", "reclaims", evjson_u64(st->events[1]),
-		"pages", evjson_u64(st->pages[1]),
-		"unpaired", evjson_u64(st->unpaired),
-		"processes", procs ? procs : json_array(),
-		"processes_untracked", evjson_u64(st->procs_full)));
-}
-
 /* ---- the session ---- */
 
 struct pressure {
 	const struct mt_options *o;
 	FILE *text;			/* the text report: stdout, or NULL with --json on stdout */
-	struct evjson_out json;		/* --json */
+	FILE *json;			/* --json's records; NULL without */
 	struct ksyms *ksyms;
 	char *cgroot;
 	struct reclaim_state *reclaim;
@@ -412,6 +244,7 @@ struct pressure {
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t kills;
 	const struct evreader *er;	/* --prometheus: its losses */
+	bool counts_kills;		/* --oom: its totals count the kills */
 	bool prom_failed;		/* --prometheus: a write failed (said once) */
 	/* --oom --folded: each distinct trigger stack, folded, and its kills */
 	char **folds;
@@ -521,26 +354,35 @@ static time_t wall_of(const struct pressure *p, uint64_t mono_ns)
 	return (time_t)(((int64_t)mono_ns + p->mono_to_real_ns) / 1000000000LL);
 }
 
-static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
+static void vmscan_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
 {
-	struct pressure *p = ctx;
+	struct pressure *p = d->state;
 
-	if (p->vmscan) {
-		vmscan_account(p->vmscan, h);
-		return;
-	}
-	if (p->migration) {
-		migration_account(p->migration, h);
-		return;
-	}
-	if (p->compaction) {
-		uint64_t ts;
+	vmscan_account(p->vmscan, h);
+}
 
-		/* Every record's time follows its header (evreader.h). */
-		memcpy(&ts, h + 1, sizeof(ts));
-		compaction_account(p->compaction, h, wall_of(p, ts), p->text);
-		return;
-	}
+static void migration_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+{
+	struct pressure *p = d->state;
+
+	migration_account(p->migration, h);
+}
+
+static void compaction_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+{
+	struct pressure *p = d->state;
+	uint64_t ts;
+
+	/* Every record's time follows its header (evreader.h). */
+	memcpy(&ts, h + 1, sizeof(ts));
+	compaction_account(p->compaction, h, wall_of(p, ts), p->text);
+}
+
+/* --oom's and --reclaim's records: each printed as it comes. */
+static void on_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
+{
+	struct pressure *p = d->state;
+
 	switch (h->type) {
 	case MEMTRACE_EVT_OOM_KILL: {
 		const struct memtrace_ev_oom_kill *r = (const void *)h;
@@ -554,11 +396,11 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 		if (p->text)
 			pressure_print_oom_kill(p->text, r, wall_of(p, r->ts_ns),
 						named ? path : NULL, p->ksyms);
-		if (p->json.f) {
+		if (p->json) {
 			char hms[16];
 
 			mt_hms(wall_of(p, r->ts_ns), hms, sizeof(hms));
-			evjson_emit(p->json.f, pressure_oom_kill_json(r, hms, named ? path : NULL,
+			evjson_emit(p->json, pressure_oom_kill_json(r, hms, named ? path : NULL,
 								      p->ksyms));
 		}
 		if (p->o->folded)
@@ -571,12 +413,12 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 			break;
 		if (p->text)
 			pressure_print_oom_victim(p->text, (const void *)h);
-		if (p->json.f) {
+		if (p->json) {
 			const struct memtrace_ev_oom_victim *v = (const void *)h;
 			char hms[16];
 
 			mt_hms(wall_of(p, v->ts_ns), hms, sizeof(hms));
-			evjson_emit(p->json.f, pressure_oom_victim_json(v, hms));
+			evjson_emit(p->json, pressure_oom_victim_json(v, hms));
 		}
 		break;
 	case MEMTRACE_EVT_RECLAIM_BEGIN:
@@ -584,23 +426,12 @@ static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
 		const struct memtrace_ev_reclaim *r = (const void *)h;
 
 		if (p->reclaim && h->size >= sizeof(*r))
-			reclaim_event(p->reclaim, r, wall_of(p, r->ts_ns), p->text, p->json.f);
+			reclaim_event(p->reclaim, r, wall_of(p, r->ts_ns), p->text, p->json);
 		break;
 	}
 	default:
 		break;		/* a type newer than this reader */
 	}
-}
-
-static int drain(struct pressure *p, struct evreader *er)
-{
-	struct mt_err err;
-
-	if (evreader_drain(er, on_record, p, &err)) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return -1;
-	}
-	return evjson_flush(&p->json, p->o);
 }
 
 /* The module's drops: the text's Lost: (and Missed:) lines, and --json's "lost". */
@@ -662,7 +493,7 @@ static void interval_rows(struct pressure *p)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	mt_hms(time(NULL), hms, sizeof(hms));
-	if (p->json.f)
+	if (p->json)
 		rec = evjson_record(evjson_mode_name(p->o->mode), "interval", hms);
 	if (p->migration) {
 		mc = migration_interval(p->migration);
@@ -683,8 +514,8 @@ static void interval_rows(struct pressure *p)
 			rec = NULL;
 		}
 	}
-	if (p->json.f)
-		evjson_emit(p->json.f, rec);
+	if (p->json)
+		evjson_emit(p->json, rec);
 }
 
 /* The end: the mode's totals in text and as --json's "totals" record. */
@@ -696,7 +527,7 @@ static void totals(struct pressure *p, const struct evreader *er)
 	int ret = 0;
 
 	mt_hms(time(NULL), hms, sizeof(hms));
-	if (p->json.f)
+	if (p->json)
 		rec = evjson_record(evjson_mode_name(p->o->mode), "totals", hms);
 	if (p->reclaim) {
 		if (t)
@@ -723,7 +554,7 @@ static void totals(struct pressure *p, const struct evreader *er)
 		if (rec)
 			ret = vmscan_totals_json(rec, p->vmscan, p->o->top, p->ksyms);
 	}
-	if (p->o->mode == MT_MODE_OOM) {
+	if (p->counts_kills) {
 		if (t)
 			fprintf(t, "%" PRIu64 " OOM kills\n", p->kills);
 		if (rec)
@@ -734,8 +565,8 @@ static void totals(struct pressure *p, const struct evreader *er)
 		rec = NULL;
 	}
 	print_lost(p, er, rec);
-	if (p->json.f)
-		evjson_emit(p->json.f, rec);
+	if (p->json)
+		evjson_emit(p->json, rec);
 }
 
 /* --prometheus: the mode's counters so far (evprom.h). */
@@ -755,7 +586,7 @@ static int render_prom(FILE *out, const void *ctx, struct mt_err *err)
 		evprom_compaction(out, p->compaction);
 	if (p->migration)
 		evprom_migration(out, &p->migration->total);
-	if (p->o->mode == MT_MODE_OOM)
+	if (p->counts_kills)
 		evprom_oom_kills(out, p->kills);
 	if (device_evstats(p->er->dev, &st, err) == 0)
 		missed = st.probe_missed;
@@ -779,6 +610,201 @@ static int write_prom(struct pressure *p)
 	return -1;
 }
 
+/* ---- the rows: what each of the five does beyond the driver ---- */
+
+/* The state all five share; 0, or -1 said. */
+static int pressure_setup(struct mt_driver *d)
+{
+	struct pressure *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -1;
+	}
+	d->state = p;
+	p->o = d->o;
+	p->text = d->text;
+	p->json = d->json.f;
+	p->er = &d->er;
+	p->ksyms = ksyms_new(NULL);
+	p->cgroot = pressure_cgroup2_root();
+	p->mono_to_real_ns = mt_realtime_offset_ns();
+	return 0;
+}
+
+/* A mode's tables: NULL said (out of memory). */
+static void *mode_state(void *mem)
+{
+	if (!mem)
+		fprintf(stderr, PROG ": out of memory\n");
+	return mem;
+}
+
+static int oom_setup(struct mt_driver *d)
+{
+	if (pressure_setup(d))
+		return -1;
+	((struct pressure *)d->state)->counts_kills = true;
+	return 0;
+}
+
+static int reclaim_setup(struct mt_driver *d)
+{
+	struct pressure *p;
+
+	if (pressure_setup(d))
+		return -1;
+	p = d->state;
+	p->reclaim = mode_state(calloc(1, sizeof(*p->reclaim)));
+	return p->reclaim ? 0 : -1;
+}
+
+static int vmscan_setup(struct mt_driver *d)
+{
+	struct pressure *p;
+
+	if (pressure_setup(d))
+		return -1;
+	p = d->state;
+	p->vmscan = mode_state(malloc(sizeof(*p->vmscan)));
+	if (!p->vmscan)
+		return -1;
+	vmscan_init(p->vmscan, vmscan_mglru_on(VMSCAN_LRU_GEN_PATH));
+	return 0;
+}
+
+static int compaction_setup(struct mt_driver *d)
+{
+	struct pressure *p;
+
+	if (pressure_setup(d))
+		return -1;
+	p = d->state;
+	p->compaction = mode_state(malloc(sizeof(*p->compaction)));
+	if (!p->compaction)
+		return -1;
+	compaction_init(p->compaction);
+	p->compaction->json = p->json;
+	return 0;
+}
+
+static int migration_setup(struct mt_driver *d)
+{
+	struct pressure *p;
+
+	if (pressure_setup(d))
+		return -1;
+	p = d->state;
+	p->migration = mode_state(malloc(sizeof(*p->migration)));
+	if (!p->migration)
+		return -1;
+	migration_init(p->migration);
+	return 0;
+}
+
+/* With --json on stdout the banner goes to stderr: the records alone on stdout. */
+static FILE *banner_stream(const struct mt_driver *d)
+{
+	return d->text ? d->text : stderr;
+}
+
+static void oom_banner(struct mt_driver *d)
+{
+	fprintf(banner_stream(d), "Tracing OOM kills, Ctrl+C to quit.\n");
+}
+
+static void reclaim_banner(struct mt_driver *d)
+{
+	fprintf(banner_stream(d), "Tracing %s, Ctrl+C to quit.\n", "direct reclaim");
+	if (d->text)
+		fprintf(d->text, "%-8s %-16s %-7s %9s %7s\n", "TIME", "COMM", "PID", "LAT(ms)",
+			"PAGES");
+}
+
+static void vmscan_banner(struct mt_driver *d)
+{
+	fprintf(banner_stream(d), "Tracing %s every %u s, Ctrl+C to quit.\n", "page reclaim",
+		d->o->interval_s);
+	if (d->text)
+		vmscan_print_head(d->text);
+}
+
+static void compaction_banner(struct mt_driver *d)
+{
+	fprintf(banner_stream(d), "Tracing %s, Ctrl+C to quit.\n", "compaction");
+	if (d->text)
+		compaction_print_head(d->text);
+}
+
+static void migration_banner(struct mt_driver *d)
+{
+	fprintf(banner_stream(d), "Tracing %s every %u s, Ctrl+C to quit.\n", "page migration",
+		d->o->interval_s);
+	if (d->text)
+		migration_print_head(d->text);
+}
+
+/* Each interval: --prometheus's and --folded=FILE's files rewritten. */
+static int pressure_interval(struct mt_driver *d, bool signalled)
+{
+	struct pressure *p = d->state;
+
+	if (!signalled) {
+		write_prom(p);
+		write_folds(p);
+	}
+	return 0;
+}
+
+/*
+ * --vmscan and --migration: a row per interval too; on a signal, of what
+ * the rings hold by then (not if that drain failed: it said why).
+ */
+static int rows_interval(struct mt_driver *d, bool signalled)
+{
+	if (!signalled || driver_drain(d, false) == 0)
+		interval_rows(d->state);
+	return pressure_interval(d, signalled);
+}
+
+static int pressure_end(struct mt_driver *d, int status)
+{
+	struct pressure *p = d->state;
+	struct mt_err err;
+
+	if (d->er.map && !status) {
+		totals(p, &d->er);
+		write_prom(p);
+		write_folds(p);
+		/* --folded on stdout: in place of the text, once, at the end. */
+		if (p->o->folded && !p->o->folded_file)
+			render_folds(stdout, p, &err);
+	}
+	if (p->prom_failed || p->folded_failed)
+		status = 1;
+	return status;
+}
+
+static void pressure_fini(struct mt_driver *d)
+{
+	struct pressure *p = d->state;
+
+	if (!p)
+		return;
+	ksyms_free(p->ksyms);
+	free(p->cgroot);
+	free(p->reclaim);
+	free(p->vmscan);
+	free(p->compaction);
+	free(p->migration);
+	for (size_t i = 0; i < p->nr_folds; i++)
+		free(p->folds[i]);
+	free(p->folds);
+	free(p->fold_kills);
+	free(p);
+	d->state = NULL;
+}
+
 /*
  * Event rings for --vmscan, --compaction and --migration: a reclaim pass
  * writes a record per LRU batch and per shrinker, for each memory cgroup
@@ -789,188 +815,42 @@ static int write_prom(struct pressure *p)
  */
 #define VMSCAN_EVRING_MIN_PAGES	64
 
-int pressure_run(const struct mt_options *o)
-{
-	uint32_t want = o->mode == MT_MODE_OOM ? MEMTRACE_EV_OOM :
-			o->mode == MT_MODE_VMSCAN ? MEMTRACE_EV_VMSCAN :
-			o->mode == MT_MODE_COMPACTION ? MEMTRACE_EV_COMPACTION :
-			o->mode == MT_MODE_MIGRATION ? MEMTRACE_EV_MIGRATION : MEMTRACE_EV_RECLAIM;
-	const char *mode = o->mode == MT_MODE_OOM ? "--oom" :
-			   o->mode == MT_MODE_VMSCAN ? "--vmscan" :
-			   o->mode == MT_MODE_COMPACTION ? "--compaction" :
-			   o->mode == MT_MODE_MIGRATION ? "--migration" : "--reclaim";
-	struct pressure p = { .o = o, .text = evjson_text_stream(o) };
-	struct memtrace_config cfg;
-	struct evreader er = { 0 };
-	struct mt_device dev;
-	struct timespec deadline;
-	struct mt_err err;
-	FILE *banner;
-	int sigfd = -1, status = 1;
+#define PRESSURE_ROW						\
+	.totals = true, .end = pressure_end, .fini = pressure_fini
 
-	dev.fd = -1;
-	if (device_open(&dev, NULL, &err)) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return 1;
-	}
-	if (!(dev.version.features & MEMTRACE_FEAT_EVRING) || !(dev.version.features & want)) {
-		const char *kconfig = device_kconfig_reason(&dev.version, want);
+const struct mt_mode_row pressure_oom_row = {
+	.mode = MT_MODE_OOM, .option = "--oom", .events = MEMTRACE_EV_OOM,
+	.missing = "oom_kill_process cannot be probed",
+	.setup = oom_setup, .banner = oom_banner, .record = on_record,
+	.interval = pressure_interval, PRESSURE_ROW,
+};
 
-		fprintf(stderr, PROG ": %s: not supported by this module on this kernel "
-			"(memtrace.ko %s: %s)\n", mode, dev.version.module_version,
-			!(dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
-			kconfig ? kconfig :
-			o->mode == MT_MODE_OOM ? "oom_kill_process cannot be probed" :
-			o->mode == MT_MODE_VMSCAN ? "no vmscan tracepoints" :
-			o->mode == MT_MODE_COMPACTION ? "no compaction tracepoints" :
-			o->mode == MT_MODE_MIGRATION ? "no migration tracepoints" :
-			"no direct reclaim tracepoints");
-		goto out;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.size = sizeof(cfg);
-	cfg.events = want;
-	cfg.stack_depth = MEMTRACE_MAX_FRAMES;
-	if (o->mode == MT_MODE_VMSCAN) {
-		/* Reclaims' begins and ends say whose the scans are (memcg or not). */
-		if (dev.version.features & MEMTRACE_EV_RECLAIM)
-			cfg.events |= MEMTRACE_EV_RECLAIM;
-		cfg.evring_pages = evreader_ring_pages(VMSCAN_EVRING_MIN_PAGES);
-	}
-	if (o->mode == MT_MODE_COMPACTION || o->mode == MT_MODE_MIGRATION)
-		cfg.evring_pages = evreader_ring_pages(VMSCAN_EVRING_MIN_PAGES);
-	if (evjson_open(&p.json, o, &err) ||
-	    device_configure(&dev, &cfg, &err) || device_start(&dev, &err) ||
-	    evreader_open(&er, &dev, &err)) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		goto out;
-	}
-	p.er = &er;
-	p.ksyms = ksyms_new(NULL);
-	p.cgroot = pressure_cgroup2_root();
-	p.mono_to_real_ns = mt_realtime_offset_ns();
-	if (o->mode == MT_MODE_VMSCAN) {
-		p.vmscan = malloc(sizeof(*p.vmscan));
-		if (!p.vmscan) {
-			fprintf(stderr, PROG ": out of memory\n");
-			goto out;
-		}
-		vmscan_init(p.vmscan, vmscan_mglru_on(VMSCAN_LRU_GEN_PATH));
-	}
-	if (o->mode == MT_MODE_MIGRATION) {
-		p.migration = malloc(sizeof(*p.migration));
-		if (!p.migration) {
-			fprintf(stderr, PROG ": out of memory\n");
-			goto out;
-		}
-		migration_init(p.migration);
-	}
-	if (o->mode == MT_MODE_COMPACTION) {
-		p.compaction = malloc(sizeof(*p.compaction));
-		if (!p.compaction) {
-			fprintf(stderr, PROG ": out of memory\n");
-			goto out;
-		}
-		compaction_init(p.compaction);
-		p.compaction->json = p.json.f;
-	}
-	if (o->mode == MT_MODE_RECLAIM) {
-		p.reclaim = calloc(1, sizeof(*p.reclaim));
-		if (!p.reclaim) {
-			fprintf(stderr, PROG ": out of memory\n");
-			goto out;
-		}
-	}
-	sigfd = stop_signals_fd();
-	if (sigfd < 0) {
-		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
-		goto out;
-	}
-	/* With --json on stdout the banner goes to stderr: the records alone on stdout. */
-	banner = p.text ? p.text : stderr;
-	if (o->mode == MT_MODE_OOM)
-		fprintf(banner, "Tracing OOM kills, Ctrl+C to quit.\n");
-	else if (o->mode == MT_MODE_VMSCAN || o->mode == MT_MODE_MIGRATION)
-		fprintf(banner, "Tracing %s every %u s, Ctrl+C to quit.\n",
-			o->mode == MT_MODE_VMSCAN ? "page reclaim" : "page migration", o->interval_s);
-	else
-		fprintf(banner, "Tracing %s, Ctrl+C to quit.\n",
-			o->mode == MT_MODE_COMPACTION ? "compaction" : "direct reclaim");
-	if (p.text && o->mode == MT_MODE_VMSCAN)
-		vmscan_print_head(p.text);
-	else if (p.text && o->mode == MT_MODE_MIGRATION)
-		migration_print_head(p.text);
-	else if (p.text && o->mode == MT_MODE_COMPACTION)
-		compaction_print_head(p.text);
-	else if (p.text && o->mode == MT_MODE_RECLAIM)
-		fprintf(p.text, "%-8s %-16s %-7s %9s %7s\n", "TIME", "COMM", "PID", "LAT(ms)",
-			"PAGES");
-	fflush(stdout);
-	status = 0;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (unsigned long n = 0; !o->count || n < o->count; n++) {
-		bool signalled = false;
+const struct mt_mode_row pressure_reclaim_row = {
+	.mode = MT_MODE_RECLAIM, .option = "--reclaim", .events = MEMTRACE_EV_RECLAIM,
+	.missing = "no direct reclaim tracepoints",
+	.setup = reclaim_setup, .banner = reclaim_banner, .record = on_record,
+	.interval = pressure_interval, PRESSURE_ROW,
+};
 
-		deadline.tv_sec += o->interval_s;
-		while (!signalled) {
-			int w = evreader_wait(&er, sigfd, -1, &deadline, -1, &err);
+const struct mt_mode_row pressure_vmscan_row = {
+	.mode = MT_MODE_VMSCAN, .option = "--vmscan", .events = MEMTRACE_EV_VMSCAN,
+	/* Reclaims' begins and ends say whose the scans are (memcg or not). */
+	.events_if_any = MEMTRACE_EV_RECLAIM,
+	.missing = "no vmscan tracepoints", .evring_min_pages = VMSCAN_EVRING_MIN_PAGES,
+	.setup = vmscan_setup, .banner = vmscan_banner, .record = vmscan_record,
+	.interval = rows_interval, PRESSURE_ROW,
+};
 
-			if (w < 0) {
-				fprintf(stderr, PROG ": %s\n", err.msg);
-				status = 1;
-				goto stop;
-			}
-			signalled = w == EVREADER_SIGNAL;
-			if (drain(&p, &er)) {
-				status = 1;
-				goto stop;
-			}
-			if (w == EVREADER_TIMEOUT)
-				break;
-		}
-		if ((p.vmscan || p.migration) && (!signalled || drain(&p, &er) == 0))
-			interval_rows(&p);
-		if (signalled)
-			break;
-		write_prom(&p);
-		write_folds(&p);
-	}
-stop:
-	if (dev.tracing && device_stop(&dev, &err) && !status) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		status = 1;
-	}
-	/* What the rings still hold was written before the stop. */
-	if (!status && drain(&p, &er))
-		status = 1;
-	if (er.map && !status) {
-		totals(&p, &er);
-		write_prom(&p);
-		write_folds(&p);
-		/* --folded on stdout: in place of the text, once, at the end. */
-		if (o->folded && !o->folded_file)
-			render_folds(stdout, &p, &err);
-	}
-	if (p.prom_failed || p.folded_failed)
-		status = 1;
-	if (evjson_flush(&p.json, o) && !status)
-		status = 1;
-	fflush(stdout);
-out:
-	evreader_close(&er);
-	device_close(&dev);
-	evjson_close(&p.json);
-	if (sigfd >= 0)
-		close(sigfd);
-	ksyms_free(p.ksyms);
-	free(p.cgroot);
-	free(p.reclaim);
-	free(p.vmscan);
-	free(p.compaction);
-	free(p.migration);
-	for (size_t i = 0; i < p.nr_folds; i++)
-		free(p.folds[i]);
-	free(p.folds);
-	free(p.fold_kills);
-	return status;
-}
+const struct mt_mode_row pressure_compaction_row = {
+	.mode = MT_MODE_COMPACTION, .option = "--compaction", .events = MEMTRACE_EV_COMPACTION,
+	.missing = "no compaction tracepoints", .evring_min_pages = VMSCAN_EVRING_MIN_PAGES,
+	.setup = compaction_setup, .banner = compaction_banner, .record = compaction_record,
+	.interval = pressure_interval, PRESSURE_ROW,
+};
+
+const struct mt_mode_row pressure_migration_row = {
+	.mode = MT_MODE_MIGRATION, .option = "--migration", .events = MEMTRACE_EV_MIGRATION,
+	.missing = "no migration tracepoints", .evring_min_pages = VMSCAN_EVRING_MIN_PAGES,
+	.setup = migration_setup, .banner = migration_banner, .record = migration_record,
+	.interval = rows_interval, PRESSURE_ROW,
+};

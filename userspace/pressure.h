@@ -17,11 +17,13 @@
 #include <linux/memtrace.h>
 
 #include "cli.h"
+#include "mode.h"
 
 struct ksyms;
 
-/* Runs one of the pressure modes; returns the process exit status. */
-int pressure_run(const struct mt_options *o);
+/* The five modes' rows (mode.h): the session driver runs them. */
+extern const struct mt_mode_row pressure_oom_row, pressure_reclaim_row, pressure_vmscan_row,
+	pressure_compaction_row, pressure_migration_row;
 
 /*
  * The cgroup v2 directory whose id (its inode number in cgroup2fs) is id,

@@ -659,8 +659,12 @@ int spawn_start(char *const argv[], bool follow_forks, struct spawn **out,
 	pthread_cond_init(&s->started_cond, NULL);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	/* The command gets the caller's mask; SIGCHLD goes to the tracer's signalfd. */
+	/*
+	 * The command gets the caller's mask, but for the stop signals the
+	 * reader takes by its signalfd; SIGCHLD goes to the tracer's.
+	 */
 	pthread_sigmask(SIG_BLOCK, &chld, &s->child_mask);
+	stop_signals_unblocked(&s->child_mask);
 	if (pipe2(s->go, O_CLOEXEC) || pipe2(s->report, O_CLOEXEC) ||
 	    (s->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
 	    (s->cmd_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||

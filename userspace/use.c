@@ -12,16 +12,15 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "compaction.h"
 #include "device.h"
+#include "driver.h"
 #include "evjson.h"
 #include "evprom.h"
 #include "evreader.h"
@@ -256,7 +255,7 @@ static int by_current(const void *a, const void *b)
 struct use {
 	const struct mt_options *o;
 	FILE *text;
-	struct evjson_out json;
+	const struct evjson_out *json;	/* the driver's */
 	char *cgroot;
 	struct use_vmstat vm0;		/* at the last report */
 	bool have_vm;
@@ -266,9 +265,9 @@ struct use {
 	uint64_t alloc_failures;	/* warnings since the last report */
 	/* The module's records, when it is loaded. */
 	bool module;
-	char module_why[sizeof(((struct mt_err *)0)->msg)];
-	struct mt_device dev;
-	struct evreader er;
+	const char *module_why;		/* the driver's: why not */
+	struct mt_device *dev;		/* the driver's */
+	struct evreader *er;
 	struct vmscan *reclaim;		/* its reclaim pairing and counts */
 	struct compaction *compaction;
 	uint64_t compact_runs0, compact_ns0;	/* direct compaction at the last report */
@@ -280,9 +279,9 @@ struct use {
 	bool prom_failed;		/* a write failed (said once) */
 };
 
-static void on_record(void *ctx, const struct memtrace_ev_hdr *h)
+static void on_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
 {
-	struct use *u = ctx;
+	struct use *u = d->state;
 
 	switch (h->type) {
 	case MEMTRACE_EVT_RECLAIM_BEGIN:
@@ -319,55 +318,6 @@ static void read_kmsg(struct use *u)
 			break;
 		u->alloc_failures += use_kmsg_alloc_failure(rec, (size_t)n);
 	}
-}
-
-/*
- * The module: reclaim, compaction and OOM records, as far as this kernel
- * has them.  Not an error if it cannot: --use then says why and shows the
- * kernel's own counters only.
- */
-static void module_start(struct use *u)
-{
-	uint32_t want = MEMTRACE_EV_RECLAIM | MEMTRACE_EV_COMPACTION | MEMTRACE_EV_OOM;
-	struct memtrace_config cfg;
-	struct mt_err err;
-
-	u->dev.fd = -1;
-	if (device_open(&u->dev, NULL, &err)) {
-		snprintf(u->module_why, sizeof(u->module_why), "%s", err.msg);
-		return;
-	}
-	want &= u->dev.version.features;
-	if (!(u->dev.version.features & MEMTRACE_FEAT_EVRING) || !want) {
-		snprintf(u->module_why, sizeof(u->module_why), "memtrace.ko %s has no pressure "
-			 "events on this kernel", u->dev.version.module_version);
-		goto fail;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.size = sizeof(cfg);
-	cfg.events = want;
-	cfg.stack_depth = 1;
-	if (device_configure(&u->dev, &cfg, &err) || device_start(&u->dev, &err) ||
-	    evreader_open(&u->er, &u->dev, &err)) {
-		snprintf(u->module_why, sizeof(u->module_why), "%s", err.msg);
-		goto fail;
-	}
-	u->reclaim = malloc(sizeof(*u->reclaim));
-	u->compaction = malloc(sizeof(*u->compaction));
-	if (!u->reclaim || !u->compaction) {
-		snprintf(u->module_why, sizeof(u->module_why), "out of memory");
-		goto fail;
-	}
-	vmscan_init(u->reclaim, false);
-	compaction_init(u->compaction);
-	u->module = true;
-	return;
-fail:
-	if (u->dev.tracing)
-		device_stop(&u->dev, &err);
-	evreader_close(&u->er);
-	device_close(&u->dev);
-	u->dev.fd = -1;
 }
 
 static void direct_compaction(const struct compaction *c, uint64_t *runs, uint64_t *ns)
@@ -679,7 +629,7 @@ static int render_prom(FILE *out, const void *ctx, struct mt_err *err)
 		direct_compaction(u->compaction, &runs, &ns);
 		evprom_compaction_stalls(out, runs, ns);
 		evprom_oom_kills(out, u->oom_sum);
-		if (device_evstats(&u->dev, &st, err) == 0)
+		if (device_evstats(u->dev, &st, err) == 0)
 			missed = st.probe_missed;
 		evprom_lost(out, u->lost0, missed);
 	}
@@ -751,7 +701,7 @@ static int report(struct use *u)
 	read_kmsg(u);
 	if (u->module) {
 		struct timespec ts;
-		uint64_t runs, ns, lost = evreader_lost(&u->er, &cpus);
+		uint64_t runs, ns, lost = evreader_lost(u->er, &cpus);
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		r.rc = vmscan_interval(u->reclaim, (uint64_t)ts.tv_sec * 1000000000ULL +
@@ -767,8 +717,8 @@ static int report(struct use *u)
 	}
 	if (u->text)
 		print_text(u, &r);
-	if (u->json.f)
-		evjson_emit(u->json.f, report_json(u, &r));
+	if (u->json->f)
+		evjson_emit(u->json->f, report_json(u, &r));
 	for (int c = 0; c < USE_NR_COUNTERS; c++)
 		u->vm_sum[c] += r.dvm.v[c];
 	u->oom_sum += u->oom_records;
@@ -776,111 +726,95 @@ static int report(struct use *u)
 	write_prom(u, &r);
 	u->oom_records = 0;
 	u->alloc_failures = 0;
-	return evjson_flush(&u->json, u->o);
+	return evjson_flush(u->json, u->o);
 }
 
-/* Sleeps until deadline or a signal; drains the module's records as they come. */
-static int wait_interval(struct use *u, int sigfd, const struct timespec *deadline,
-			 bool *signalled)
+/* ---- the row: what --use does beyond the driver ---- */
+
+static int use_setup(struct mt_driver *d)
 {
-	struct mt_err err;
+	struct use *u = calloc(1, sizeof(*u));
 
-	for (;;) {
-		struct timespec now;
-		int w, ms;
-
-		if (u->module) {
-			w = evreader_wait(&u->er, sigfd, -1, deadline, -1, &err);
-			if (w < 0 || evreader_drain(&u->er, on_record, u, &err)) {
-				fprintf(stderr, PROG ": %s\n", err.msg);
-				return -1;
-			}
-			if (w == EVREADER_SIGNAL) {
-				*signalled = true;
-				return 0;
-			}
-			if (w == EVREADER_TIMEOUT)
-				return 0;
-			continue;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ms = (int)((deadline->tv_sec - now.tv_sec) * 1000 +
-			   (deadline->tv_nsec - now.tv_nsec) / 1000000);
-		if (ms <= 0)
-			return 0;
-		w = poll(&(struct pollfd){ .fd = sigfd, .events = POLLIN }, 1, ms);
-		if (w < 0 && errno != EINTR) {
-			fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
-			return -1;
-		}
-		if (w > 0) {
-			struct signalfd_siginfo si;
-
-			if (read(sigfd, &si, sizeof(si)) < 0 && errno != EAGAIN)
-				return -1;
-			*signalled = true;
-			return 0;
-		}
+	if (!u) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -1;
 	}
-}
-
-int use_run(const struct mt_options *o)
-{
-	struct use u = { .o = o, .text = evjson_text_stream(o), .kmsg = -1 };
-	struct timespec deadline;
-	struct mt_err err;
-	int sigfd, status = 1;
-
-	u.dev.fd = -1;
-	if (evjson_open(&u.json, o, &err)) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return 1;
-	}
-	sigfd = stop_signals_fd();
-	if (sigfd < 0) {
-		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
-		goto out;
-	}
-	u.cgroot = pressure_cgroup2_root();
+	d->state = u;
+	u->o = d->o;
+	u->text = d->text;
+	u->json = &d->json;
+	u->dev = &d->dev;
+	u->er = &d->er;
+	u->module_why = d->module_why;
+	u->cgroot = pressure_cgroup2_root();
 	/* From the end of the log: warnings from now on (SEEK_END skips the rest). */
-	u.kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (u.kmsg >= 0)
-		lseek(u.kmsg, 0, SEEK_END);
-	module_start(&u);
-	baseline(&u);
-	fprintf(u.text ? u.text : stderr, "Tracing memory utilization, saturation and errors "
-		"every %u s, Ctrl+C to quit.\n", o->interval_s);
-	fflush(u.text ? u.text : stderr);
-	status = 0;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (unsigned long n = 0; !o->count || n < o->count; n++) {
-		bool signalled = false;
-
-		deadline.tv_sec += o->interval_s;
-		if (wait_interval(&u, sigfd, &deadline, &signalled) || report(&u)) {
-			status = 1;
-			break;
+	u->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (u->kmsg >= 0)
+		lseek(u->kmsg, 0, SEEK_END);
+	/* Not an error without the module's records: the screen says why. */
+	if (d->er.map) {
+		u->reclaim = malloc(sizeof(*u->reclaim));
+		u->compaction = malloc(sizeof(*u->compaction));
+		if (!u->reclaim || !u->compaction) {
+			driver_module_off(d, "out of memory");
+		} else {
+			vmscan_init(u->reclaim, false);
+			compaction_init(u->compaction);
+			u->module = true;
 		}
-		if (signalled)
-			break;
 	}
-	if (u.prom_failed)
-		status = 1;
-out:
-	if (u.dev.tracing)
-		device_stop(&u.dev, &err);
-	evreader_close(&u.er);
-	device_close(&u.dev);
-	evjson_close(&u.json);
-	if (sigfd >= 0)
-		close(sigfd);
-	if (u.kmsg >= 0)
-		close(u.kmsg);
-	free(u.cgroot);
-	free(u.reclaim);
-	free(u.compaction);
+	baseline(u);
+	return 0;
+}
+
+static void use_banner(struct mt_driver *d)
+{
+	fprintf(d->text ? d->text : stderr, "Tracing memory utilization, saturation and errors "
+		"every %u s, Ctrl+C to quit.\n", d->o->interval_s);
+}
+
+/* Every interval, the last (a signal's) too: one screen. */
+static int use_interval(struct mt_driver *d, bool signalled)
+{
+	(void)signalled;
+	return report(d->state);
+}
+
+static int use_end(struct mt_driver *d, int status)
+{
+	const struct use *u = d->state;
+
+	return u->prom_failed ? 1 : status;
+}
+
+static void use_fini(struct mt_driver *d)
+{
+	struct use *u = d->state;
+
+	if (!u)
+		return;
+	if (u->kmsg >= 0)
+		close(u->kmsg);
+	free(u->cgroot);
+	free(u->reclaim);
+	free(u->compaction);
 	free(walk.v);
 	walk.v = NULL;
 	walk.n = walk.cap = 0;
-	return status;
+	free(u);
+	d->state = NULL;
 }
+
+/*
+ * The module's reclaim, compaction and OOM records, as far as this
+ * kernel has them, a frame each (only counted); without them --use shows
+ * the kernel's own counters.
+ */
+const struct mt_mode_row use_row = {
+	.mode = MT_MODE_USE, .option = "--use",
+	.events_if_any = MEMTRACE_EV_RECLAIM | MEMTRACE_EV_COMPACTION | MEMTRACE_EV_OOM,
+	.module_optional = true, .missing = "no pressure events on this kernel",
+	.stack_depth = 1,
+	.setup = use_setup, .banner = use_banner, .record = on_record,
+	.interval = use_interval, .end = use_end, .fini = use_fini,
+};

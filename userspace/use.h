@@ -25,9 +25,10 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "mode.h"
 
-/* Runs --use; returns the process exit status. */
-int use_run(const struct mt_options *o);
+/* --use's row (mode.h): the session driver runs it. */
+extern const struct mt_mode_row use_row;
 
 /* /proc/meminfo's lines --use shows, in kB. */
 struct use_meminfo {

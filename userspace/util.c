@@ -36,16 +36,33 @@ void mt_group_thousands(uint64_t v, char *buf, size_t len)
 	buf[out] = '\0';
 }
 
+/* The mask before stop_signals_fd() blocked SIGINT and SIGTERM (valid once it did). */
+static sigset_t start_mask;
+static bool stop_signals_blocked;
+
 int stop_signals_fd(void)
 {
-	sigset_t signals;
+	sigset_t signals, old;
 
 	sigemptyset(&signals);
 	sigaddset(&signals, SIGINT);
 	sigaddset(&signals, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &signals, NULL))
+	if (sigprocmask(SIG_BLOCK, &signals, &old))
 		return -1;
+	if (!stop_signals_blocked)
+		start_mask = old;
+	stop_signals_blocked = true;
 	return signalfd(-1, &signals, SFD_CLOEXEC);
+}
+
+void stop_signals_unblocked(sigset_t *mask)
+{
+	if (!stop_signals_blocked)
+		return;
+	if (!sigismember(&start_mask, SIGINT))
+		sigdelset(mask, SIGINT);
+	if (!sigismember(&start_mask, SIGTERM))
+		sigdelset(mask, SIGTERM);
 }
 
 int64_t mt_realtime_offset_ns(void)

@@ -9,6 +9,7 @@
 #ifndef MEMTRACE_READ_UTIL_H
 #define MEMTRACE_READ_UTIL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,9 +88,11 @@ static inline void mt_outbuf_puts(struct mt_outbuf *ob, const char *s)
  * SIGINT and SIGTERM blocked and taken through the descriptor returned
  * (close-on-exec), between reports, so that none is cut half printed;
  * -1 with errno set if not.  A command spawned later gets the mask the
- * reader was started with (spawn.c restores it).
+ * reader was started with (spawn.c: stop_signals_unblocked()).
  */
 int stop_signals_fd(void);
+/* Takes out of mask what stop_signals_fd() blocked that was not blocked before it. */
+void stop_signals_unblocked(sigset_t *mask);
 
 /* CLOCK_REALTIME - CLOCK_MONOTONIC now: the wall clock of a record's monotonic time. */
 int64_t mt_realtime_offset_ns(void);

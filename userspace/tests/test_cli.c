@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "cli_dump.h"
 #include "harness.h"
-#include "session.h"
+#include "leaks.h"
 
 #define ARGV(...) ((char *[]){ "memtrace-read", __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ "memtrace-read", __VA_ARGS__ }) / sizeof(char *)))
@@ -68,7 +68,7 @@ static void test_config(void)
 	struct mt_err e;
 	int r = PARSE(&o, &e, "--slab", "--sample-bytes", "4096", "-z", "8", "--cache", "dentry");
 
-	session_build_config(&o, MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE, &cfg);
+	leaks_build_config(&o, MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE, &cfg);
 	check(r == 0 && o.mode == MT_MODE_SLAB && cfg.size == sizeof(cfg) &&
 	      cfg.size >= MEMTRACE_CONFIG_SIZE_VER0 &&
 	      cfg.events == (MEMTRACE_EV_KMALLOC | MEMTRACE_EV_CACHE) && cfg.min_size == 8 &&
@@ -215,7 +215,7 @@ static void test_kernel_filters(void)
 	int r = PARSE(&o, &e, "--by-pid", "42", "--by-comm", "kworker/0:1", "--by-cgroup",
 		      "/sys/fs/cgroup/db", "--module", "ext4", "--events", "kmalloc,vmalloc");
 
-	session_build_config(&o, o.events, &cfg);
+	leaks_build_config(&o, o.events, &cfg);
 	check(r == 0 && o.mode == MT_MODE_KERNEL_LEAKS && o.by_pid == 42 &&
 	      !strcmp(o.by_comm, "kworker/0:1") && !strcmp(o.by_cgroup, "/sys/fs/cgroup/db") &&
 	      !strcmp(o.module, "ext4") &&

@@ -13,7 +13,8 @@
 #include <sys/shm.h>
 
 #include "cli.h"
-#include "growth.h"
+#include "growthagg.h"
+#include "growthcall.h"
 #include "harness.h"
 
 static void test_cli(void)

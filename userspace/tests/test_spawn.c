@@ -9,7 +9,9 @@
  * tracer left it in 't' for good); a missing command is an error.  A
  * dlopen() of the traced thread holds the command with the library
  * mapped (/proc/PID/maps, the oracle), once; one from another thread is
- * not seen and does not kill it (fixtures/spawn-dlopen.c).
+ * not seen and does not kill it (fixtures/spawn-dlopen.c).  A command
+ * spawned after the reader blocked its stop signals does not inherit them
+ * blocked.
  */
 #include <errno.h>
 #include <poll.h>
@@ -25,6 +27,7 @@
 #include "procfs.h"
 #include "procmaps.h"
 #include "spawn.h"
+#include "util.h"
 
 static char tmpdir[64];
 
@@ -419,6 +422,33 @@ static void test_dlopen_held(void)
 	      "thread's (%u images, %u holds)", images, mapped);
 }
 
+/*
+ * A command spawned after the reader blocked SIGINT and SIGTERM for its
+ * signalfd (user mode spawns its target after that) gets the mask the
+ * reader was started with: its own kill -INT, or -TERM, ends it as it
+ * would a command started from a shell, not left pending (exit 7).
+ */
+static void test_stop_signals_not_inherited(void)
+{
+	unsigned int images, exits;
+	pid_t pids[4], leader;
+	sigset_t before;
+	int fd, code;
+
+	sigprocmask(SIG_SETMASK, NULL, &before);
+	fd = stop_signals_fd();
+	if (!check(fd >= 0, "stop_signals_fd(): %s", fd < 0 ? strerror(errno) : "ok"))
+		return;
+	code = run_sh("kill -INT $$; exit 7", false, &images, &exits, pids, &leader);
+	check(code == 128 + SIGINT, "a command spawned with the reader's SIGINT blocked: "
+	      "its own kill -INT ends it (status %d, 130 expected)", code);
+	code = run_sh("kill -TERM $$; exit 7", false, &images, &exits, pids, &leader);
+	check(code == 128 + SIGTERM, "... and its own kill -TERM (status %d, 143 expected)",
+	      code);
+	close(fd);
+	sigprocmask(SIG_SETMASK, &before, NULL);
+}
+
 void spawn_tests(void)
 {
 	char src[4096], prog[128], mark[128], cmd[8192];
@@ -441,6 +471,7 @@ void spawn_tests(void)
 	test_dlopen_held();
 	test_job_control();
 	test_killed();
+	test_stop_signals_not_inherited();
 	test_missing();
 	test_finish_detaches();
 	remove_tree(tmpdir);

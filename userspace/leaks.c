@@ -1,28 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The session loop.  SIGINT and SIGTERM are blocked and taken through a
- * signalfd polled as the interval's sleep: a signal can neither be lost
- * between checks nor interrupt a report half printed.  A signal ends the
- * session with one last report, as the interval would have.  In user mode
- * the target's news (an exec, an exit, its end) wakes the loop too.
+ * The leak modes, --kernel-leaks, --slab and user mode (-p, -c, --): the
+ * module keeps every live allocation by stack; at each interval (and a
+ * signal's last one, and a traced command's end) a snapshot of its
+ * tables is reported as memleak reports it (report.h, slabview.h) and in
+ * the formats asked for (fmt.h).  Their rings carry -t's records and
+ * --oom's kills, whose stacks are reported as they come.  The session
+ * itself is the driver's (driver.h); user mode's process is a target
+ * (target.h), watched at each wake.
  */
-#include "session.h"
+#include "leaks.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "aggregate.h"
 #include "device.h"
+#include "driver.h"
 #include "evreader.h"
 #include "fmt.h"
 #include "growthhint.h"
@@ -38,7 +38,7 @@
 
 #define PROG "memtrace-read"
 
-void session_build_config(const struct mt_options *o, uint32_t events,
+void leaks_build_config(const struct mt_options *o, uint32_t events,
 			  struct memtrace_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -131,67 +131,12 @@ static void timestamp(char *buf, size_t len)
 		snprintf(buf, len, "??:??:??");
 }
 
-enum wake {
-	WAKE_TIMEOUT,
-	WAKE_SIGNAL,		/* SIGINT or SIGTERM: the last report, then stop */
-	WAKE_TARGET,		/* news of a user-mode target */
-	WAKE_EVENTS,		/* --oom: records in the event rings */
-};
-
-/*
- * Sleeps until *deadline (CLOCK_MONOTONIC), a signal, news of the target
- * (its descriptor), or, if poll_ms, at most that long (a -p target's
- * state, and trace records, are checked that often).
- */
-static enum wake wait_interval(int sigfd, int target_fd, int events_fd,
-			       const struct timespec *deadline, long poll_ms)
-{
-	for (;;) {
-		/* A negative descriptor is not polled (events_fd: the device). */
-		struct pollfd p[3] = { { sigfd, POLLIN, 0 }, { target_fd, POLLIN, 0 },
-				       { events_fd, POLLIN, 0 } };
-		struct timespec now;
-		long long left_ms;
-		int n;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left_ms = (deadline->tv_sec - now.tv_sec) * 1000LL +
-			  (deadline->tv_nsec - now.tv_nsec) / 1000000;
-		if (left_ms < 0)
-			return WAKE_TIMEOUT;
-		if (poll_ms && left_ms > poll_ms)
-			left_ms = poll_ms;
-		n = poll(p, 3, (int)left_ms);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n > 0 && (p[0].revents & POLLIN)) {
-			struct signalfd_siginfo si;
-
-			if (read(sigfd, &si, sizeof(si)) == sizeof(si))
-				return WAKE_SIGNAL;
-		}
-		if (n > 0 && (p[1].revents & POLLIN))
-			return WAKE_TARGET;
-		if (n > 0 && (p[2].revents & POLLIN))
-			return WAKE_EVENTS;
-		/* Tracing stopped under us: the report says why; no more polling it. */
-		if (n > 0 && (p[2].revents & (POLLERR | POLLHUP))) {
-			events_fd = -1;
-			continue;
-		}
-		if (poll_ms || n <= 0)
-			return WAKE_TIMEOUT;
-	}
-}
-
-struct session {
+struct leaks {
 	const struct mt_options *o;
-	struct mt_device dev;
+	struct mt_driver *d;		/* the session: its device, rings, d->ended */
 	struct ksyms *ksyms;
 	struct target *target;		/* user mode */
 	struct growth_hint hint;	/* user mode: growth no allocator call explains */
-	bool ended;			/* user mode: the target has ended */
-	int sigfd;			/* SIGINT, SIGTERM */
 	struct trend_table *trend;
 	struct slab_state *slab;
 	uint32_t wanted;
@@ -199,7 +144,6 @@ struct session {
 	bool warned_ksyms, warned_events;
 	/* -t: records from the per-CPU event rings (else read(2), an older module) */
 	bool trace_ring;
-	struct evreader er;
 	/* --oom: kills come through the same rings */
 	char *cgroot;			/* cgroup2's mount, to name a kill's memcg */
 	int64_t mono_to_real_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
@@ -391,13 +335,8 @@ static int write_formats(const struct mt_options *o, const struct mt_snapshot *s
 	return ret;
 }
 
-/*
- * One interval: snapshot, parse, report.  Errors are printed here.  The
- * last report of a user-mode target that ended counts every allocation
- * still live, whatever its age, and ends with the heap summaries.
- */
 /* A snapshot from the module, parsed; an error is said on stderr. */
-static int take_snapshot(struct session *s, uint32_t flags, uint64_t older_ns,
+static int take_snapshot(struct leaks *s, uint32_t flags, uint64_t older_ns,
 			 struct mt_snapshot *snap)
 {
 	struct mt_err err;
@@ -405,7 +344,7 @@ static int take_snapshot(struct session *s, uint32_t flags, uint64_t older_ns,
 	void *buf;
 	int ret;
 
-	ret = device_snapshot(&s->dev, flags, older_ns, &buf, &len, &err);
+	ret = device_snapshot(&s->d->dev, flags, older_ns, &buf, &len, &err);
 	if (!ret) {
 		ret = snapshot_parse(buf, len, snap, &err);
 		free(buf);
@@ -415,10 +354,15 @@ static int take_snapshot(struct session *s, uint32_t flags, uint64_t older_ns,
 	return ret;
 }
 
-static int report_once(struct session *s)
+/*
+ * One interval: snapshot, parse, report.  Errors are printed here.  The
+ * last report of a user-mode target that ended counts every allocation
+ * still live, whatever its age, and ends with the heap summaries.
+ */
+static int report_once(struct leaks *s)
 {
 	const struct mt_options *o = s->o;
-	bool final = s->ended;
+	bool final = s->d->ended;
 	struct report_ctx ctx = {
 		.opts = o, .ksyms = s->ksyms, .trend = s->trend,
 		.images = s->target ? target_images(s->target) : NULL,
@@ -507,56 +451,57 @@ static int report_once(struct session *s)
 	return ret;
 }
 
-/* What was printed must have been written: a full disk, a closed pipe. */
-static int flush_output(void)
-{
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return 0;
-	fprintf(stderr, PROG ": cannot write the report: %s\n",
-		errno ? strerror(errno) : "write error");
-	return -EIO;
-}
+static void leaks_fini(struct mt_driver *d);
 
-static int setup(struct session *s, int *exit_code)
+/*
+ * The device open: the mode's state, and whether this module can trace
+ * what the options ask.  0, or -1 said.
+ */
+static int leaks_init(struct mt_driver *d)
 {
-	const struct mt_options *o = s->o;
-	struct memtrace_config cfg;
+	const struct mt_options *o = d->o;
+	struct leaks *s = calloc(1, sizeof(*s));
 	uint32_t features;
-	struct mt_err err;
-	int ret;
 
-	ret = device_open(&s->dev, NULL, &err);
-	if (ret) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		return ret;
+	d->state = s;
+	if (s) {
+		s->o = o;
+		s->d = d;
+		s->ksyms = ksyms_new(NULL);
+		s->trend = trend_new();
+		s->slab = slab_state_new();
 	}
-	if (o->trace && !(s->dev.version.features & MEMTRACE_FEAT_TRACE)) {
+	if (!s || !s->ksyms || !s->trend || !s->slab) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -1;
+	}
+	if (o->trace && !(d->dev.version.features & MEMTRACE_FEAT_TRACE)) {
 		fprintf(stderr, PROG ": -t/--trace: not supported by this module "
-			"(memtrace.ko %s has no trace ring)\n", s->dev.version.module_version);
-		return -EOPNOTSUPP;
+			"(memtrace.ko %s has no trace ring)\n", d->dev.version.module_version);
+		return -1;
 	}
 	if ((o->by_pid || o->by_comm || o->by_cgroup) &&
-	    !(s->dev.version.features & MEMTRACE_FEAT_TASK_FILTERS)) {
+	    !(d->dev.version.features & MEMTRACE_FEAT_TASK_FILTERS)) {
 		fprintf(stderr, PROG ": --by-pid, --by-comm, --by-cgroup: not supported by this "
-			"module (memtrace.ko %s filters no tasks)\n", s->dev.version.module_version);
-		return -EOPNOTSUPP;
+			"module (memtrace.ko %s filters no tasks)\n", d->dev.version.module_version);
+		return -1;
 	}
-	if (o->oom_kills && (!(s->dev.version.features & MEMTRACE_FEAT_EVRING) ||
-			     !(s->dev.version.features & MEMTRACE_EV_OOM))) {
-		const char *kconfig = device_kconfig_reason(&s->dev.version, MEMTRACE_EV_OOM);
+	if (o->oom_kills && (!(d->dev.version.features & MEMTRACE_FEAT_EVRING) ||
+			     !(d->dev.version.features & MEMTRACE_EV_OOM))) {
+		const char *kconfig = device_kconfig_reason(&d->dev.version, MEMTRACE_EV_OOM);
 
 		fprintf(stderr, PROG ": --oom: not supported by this module on this kernel "
-			"(memtrace.ko %s: %s)\n", s->dev.version.module_version,
-			!(s->dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
+			"(memtrace.ko %s: %s)\n", d->dev.version.module_version,
+			!(d->dev.version.features & MEMTRACE_FEAT_EVRING) ? "no event rings" :
 			kconfig ? kconfig : "oom_kill_process cannot be probed");
-		return -EOPNOTSUPP;
+		return -1;
 	}
 	s->wanted = wanted_events(o);
-	features = s->dev.version.features;
+	features = d->dev.version.features;
 	/* A module that reports no features yet attaches at start: the
 	 * snapshot header's events say what it got. */
 	if (features) {
-		const char *kconfig = device_kconfig_reason(&s->dev.version, s->wanted & ~features);
+		const char *kconfig = device_kconfig_reason(&d->dev.version, s->wanted & ~features);
 
 		if (!(features & s->wanted)) {
 			char have[64];
@@ -566,7 +511,7 @@ static int setup(struct session *s, int *exit_code)
 				"(%s%sthe module can trace: %s)\n",
 				o->percpu ? "percpu" : s->wanted == MEMTRACE_EV_USER ? "user" :
 				"the requested", kconfig ? kconfig : "", kconfig ? "; " : "", have);
-			return -EOPNOTSUPP;
+			return -1;
 		}
 		if (s->wanted & ~features) {
 			char missing[64];
@@ -586,47 +531,60 @@ static int setup(struct session *s, int *exit_code)
 		else if (o->sample_bytes)
 			snprintf(sampling, sizeof(sampling), "once per %u bytes", o->sample_bytes);
 		fprintf(stderr, PROG ": memtrace.ko %s (ABI %u); tracing: %s; sampling: %s\n",
-			s->dev.version.module_version, s->dev.version.abi_version, events,
+			d->dev.version.module_version, d->dev.version.abi_version, events,
 			sampling);
 	}
-	session_build_config(o, s->wanted, &cfg);
-	s->trace_ring = o->trace && (s->dev.version.features & MEMTRACE_FEAT_TRACE_RING);
-	if (s->trace_ring)
-		cfg.trace_flags = MEMTRACE_TRACEF_EVRING;
+	s->trace_ring = o->trace && (d->dev.version.features & MEMTRACE_FEAT_TRACE_RING);
 	if (o->oom_kills) {
-		/* A ring event besides the allocations: the module makes rings for it. */
-		cfg.events |= MEMTRACE_EV_OOM;
 		s->cgroot = pressure_cgroup2_root();
 		s->mono_to_real_ns = mt_realtime_offset_ns();
 	}
-	if (o->by_cgroup) {
-		cfg.cgroup_fd = open(o->by_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (cfg.cgroup_fd < 0) {
-			fprintf(stderr, PROG ": --by-cgroup %s: %s\n", o->by_cgroup, strerror(errno));
-			return -errno;
-		}
-		cfg.flags |= MEMTRACE_CFG_CGROUP;
-	}
-	ret = device_configure(&s->dev, &cfg, &err);
-	if (o->by_cgroup)
-		close(cfg.cgroup_fd);
-	if (ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ESRCH ||
-	    ret == -EBADF || ret == -ENOTDIR) {
-		explain_config_error(o, ret, &err);
+	return 0;
+}
+
+/* The options' configuration; the rings only for -t's records and --oom's kills. */
+static void leaks_configure(struct mt_driver *d, struct memtrace_config *cfg)
+{
+	const struct leaks *s = d->state;
+
+	leaks_build_config(d->o, s->wanted, cfg);
+	if (s->trace_ring)
+		cfg->trace_flags = MEMTRACE_TRACEF_EVRING;
+	/* A ring event besides the allocations: the module makes rings for it. */
+	if (d->o->oom_kills)
+		cfg->events |= MEMTRACE_EV_OOM;
+	d->rings = s->trace_ring || d->o->oom_kills;
+}
+
+static int leaks_attach(struct mt_driver *d, struct mt_err *err)
+{
+	return device_set_buffer(&d->dev, DEVICE_INITIAL_BUFFER, err);
+}
+
+/*
+ * User mode: the process named to the module, its allocators probed; a
+ * command started and held (its signal mask ours before the driver's).
+ */
+static int leaks_user_attach(struct mt_driver *d, struct mt_err *err)
+{
+	struct leaks *s = d->state;
+	int exit_code = 1, ret;
+
+	ret = target_open(d->o, &d->dev, &s->target, &exit_code, err);
+	if (ret) {
+		d->fail_status = exit_code;
 		return ret;
 	}
-	/* The command is started (and gets its signal mask) before ours is changed. */
-	if (!ret && o->mode == MT_MODE_USER)
-		ret = target_open(o, &s->dev, &s->target, exit_code, &err);
-	if (!ret)
-		ret = device_set_buffer(&s->dev, DEVICE_INITIAL_BUFFER, &err);
-	if (!ret)
-		ret = device_start(&s->dev, &err);
-	if (!ret && (s->trace_ring || o->oom_kills))
-		ret = evreader_open(&s->er, &s->dev, &err);
-	if (ret)
-		fprintf(stderr, PROG ": %s\n", err.msg);
-	return ret;
+	return leaks_attach(d, err);
+}
+
+static void leaks_start_failed(struct mt_driver *d, int ret, const struct mt_err *err)
+{
+	if (!d->configured && (ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ||
+			       ret == -ESRCH || ret == -EBADF || ret == -ENOTDIR))
+		explain_config_error(d->o, ret, err);
+	else
+		fprintf(stderr, PROG ": %s\n", err->msg);
 }
 
 /*
@@ -640,13 +598,13 @@ static int setup(struct session *s, int *exit_code)
  * how long after the kill it was taken).  A kill of another process than
  * the one traced in user mode has no stacks of ours.
  */
-static bool oom_has_stacks(const struct session *s, uint32_t victim_pid)
+static bool oom_has_stacks(const struct leaks *s, uint32_t victim_pid)
 {
 	return !s->target || (int)victim_pid == (int)target_pid(s->target);
 }
 
 /* Printed once the victim's record is (oom_report_pending()). */
-static void oom_take_stacks(struct session *s, struct oom_pending *k)
+static void oom_take_stacks(struct leaks *s, struct oom_pending *k)
 {
 	struct mt_err err;
 
@@ -663,7 +621,7 @@ static void oom_take_stacks(struct session *s, struct oom_pending *k)
 		ksyms_refresh(s->ksyms, &err);
 }
 
-static int oom_print_stacks(struct session *s, struct oom_pending *k)
+static int oom_print_stacks(struct leaks *s, struct oom_pending *k)
 {
 	const struct mt_options *o = s->o;
 	struct report_ctx ctx = {
@@ -698,7 +656,7 @@ static int oom_print_stacks(struct session *s, struct oom_pending *k)
 }
 
 /* The stacks of pending kill i, which leaves the list. */
-static void oom_report_pending(struct session *s, unsigned int i)
+static void oom_report_pending(struct leaks *s, unsigned int i)
 {
 	struct oom_pending k = s->oom_pending[i];
 
@@ -740,7 +698,7 @@ static bool oom_victim_overdue(const struct oom_pending *k)
 /* A record from the event rings: a -t line, or (--oom) a kill and its victim. */
 static void on_ring_record(void *ctx, const struct memtrace_ev_hdr *h)
 {
-	struct session *s = ctx;
+	struct leaks *s = ctx;
 	const struct memtrace_ev_trace *ev = (const void *)h;
 
 	switch (h->type) {
@@ -790,201 +748,169 @@ static void on_ring_record(void *ctx, const struct memtrace_ev_hdr *h)
 	}
 }
 
-/*
- * -t and --oom: print the records waiting in the module's rings, in time
- * order (evreader_drain_ordered()); final once the session is stopped.
- */
-static int drain_trace(struct session *s, bool final)
+static void leaks_record(struct mt_driver *d, const struct memtrace_ev_hdr *h)
 {
+	on_ring_record(d->state, h);
+}
+
+/*
+ * After each drain of the rings (in time order: evreader_drain_ordered()):
+ * a kill's stacks (taken as its record was read) follow its victim's
+ * record, which may come in a later drain.  A victim not marked within
+ * OOM_VICTIM_WAIT_NS, the session's end or a failed drain: the stacks all
+ * the same, now.  -t from an older module without trace rings: its
+ * records by read(2).
+ */
+static int leaks_drained(struct mt_driver *d, bool final, bool failed)
+{
+	struct leaks *s = d->state;
 	struct images *images = s->target ? target_images(s->target) : NULL;
 	struct memtrace_trace_rec recs[256];
 	struct mt_err err;
 	long n;
 
 	if (!s->o->trace && !s->o->oom_kills)
-		return 0;
-	if (s->er.map) {
-		int ret = evreader_drain_ordered(&s->er, final, on_ring_record, s, &err);
-
-		/*
-		 * A kill's stacks (taken as its record was read) follow its
-		 * victim's record, which may come in a later drain.  A victim
-		 * not marked within OOM_VICTIM_WAIT_NS, the session's end or a
-		 * failed drain: the stacks all the same, now.
-		 */
+		return driver_flush();
+	if (d->er.map) {
 		while (s->nr_oom_pending &&
-		       (final || ret || oom_victim_overdue(&s->oom_pending[0])))
+		       (final || failed || oom_victim_overdue(&s->oom_pending[0])))
 			oom_report_pending(s, 0);
-		if (ret) {
-			fprintf(stderr, PROG ": %s\n", err.msg);
+		if (failed)
 			return -1;
-		}
-		if (!s->o->trace)
-			return flush_output();
-		if (s->trace_ring)
-			return flush_output();
+		if (!s->o->trace || s->trace_ring)
+			return driver_flush();
 	}
 	do {
-		n = device_read_trace(&s->dev, recs, MT_ARRAY_SIZE(recs), &err);
+		n = device_read_trace(&d->dev, recs, MT_ARRAY_SIZE(recs), &err);
 		for (long i = 0; i < n; i++)
 			tracefmt_line(stdout, &recs[i], s->ksyms, images);
 	} while (n == (long)MT_ARRAY_SIZE(recs));
 	if (n < 0)
 		fprintf(stderr, PROG ": %s\n", err.msg);
-	return n < 0 ? (int)n : flush_output();
+	return n < 0 ? -1 : driver_flush();
 }
 
-/* A user-mode target's news: images, exits, its end.  True once it ended. */
-static bool target_ended(struct session *s)
+/* User mode: the target's news (images, exits, its end).  True once it ended. */
+static bool leaks_watch(struct mt_driver *d)
 {
-	if (s->target && !s->ended)
-		s->ended = target_update(s->target, PROG);
-	return s->ended;
+	struct leaks *s = d->state;
+
+	return target_update(s->target, PROG);
 }
 
-int session_run(const struct mt_options *o)
+/*
+ * What wakes the wait: a -p target's state, and trace records, every 100
+ * ms; --oom: a kill's record as it is written (and within 2 ms one the
+ * drain held back for ordering).  Not -t's records: every traced
+ * allocation is one, the reader's own among them, and waking on each
+ * would feed itself.
+ */
+static int leaks_setup(struct mt_driver *d)
 {
-	struct session s = { .o = o, .sigfd = -1 };
-	struct timespec deadline;
-	int ret, status = 0, exit_code = 1;
+	const struct leaks *s = d->state;
+	const struct mt_options *o = d->o;
 
-	s.dev.fd = -1;
-	s.ksyms = ksyms_new(NULL);
-	s.trend = trend_new();
-	s.slab = slab_state_new();
-	if (!s.ksyms || !s.trend || !s.slab) {
-		fprintf(stderr, PROG ": out of memory\n");
-		status = 1;
-		goto out;
-	}
-	ret = setup(&s, &exit_code);
-	if (ret) {
-		status = exit_code;
-		goto out;
-	}
-	/* After setup: the command runs with the mask we were started with. */
-	s.sigfd = stop_signals_fd();
-	if (s.sigfd < 0) {
-		fprintf(stderr, PROG ": cannot take signals: %s\n", strerror(errno));
-		status = 1;
-		goto stop;
-	}
+	d->quiet_rings = !o->oom_kills || o->trace;
+	d->watch_fd = s->target ? target_fd(s->target) : -1;
+	if ((s->target && d->watch_fd < 0) || o->trace || o->oom_kills)
+		d->poll_ms = 100;
+	return 0;
+}
+
+/* The first lines; then a held command runs. */
+static void leaks_banner(struct mt_driver *d)
+{
+	struct leaks *s = d->state;
+	const struct mt_options *o = d->o;
+
 	if (!cli_text_report(o))
 		;	/* stdout is --folded's or --json's: only theirs */
 	else if (o->mode == MT_MODE_SLAB)
 		slabview_preamble(stdout);
-	else if (o->mode == MT_MODE_USER)
-		attaching_line(o, (int)target_pid(s.target));
+	else if (s->target)
+		attaching_line(o, (int)target_pid(s->target));
 	else
 		printf("Attaching to kernel allocators, Ctrl+C to quit.\n");
-	if (flush_output()) {
-		status = 1;
-		goto stop;
-	}
-	if (s.target)
-		target_go(s.target);
+	/* Not before its line is out (the driver says if it could not be). */
+	if (s->target && fflush(stdout) == 0 && !ferror(stdout))
+		target_go(s->target);
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	for (unsigned long n = 0; !o->count || n < o->count; n++) {
-		bool signalled = false;
+/* Each interval, a signal's last and the target's end: the report. */
+static int leaks_interval(struct mt_driver *d, bool signalled)
+{
+	struct leaks *s = d->state;
 
-		deadline.tv_sec += o->interval_s;
-		while (!signalled && !target_ended(&s)) {
-			struct timespec now;
+	(void)signalled;
+	/*
+	 * The target's news came with the wait's last wake (watch()), so
+	 * d->ended is up to date.  What was printed stays printed; said
+	 * why it ends here.
+	 */
+	if (driver_drain(d, false) || report_once(s) || driver_flush())
+		return -1;
+	return 0;
+}
 
-			/*
-			 * A -p target's state, and trace records, every 100 ms;
-			 * --oom: woken as a kill's record is written, and back
-			 * within 2 ms for one the drain held back for ordering
-			 * (evreader_drain_ordered()).  Not with -t: every traced
-			 * allocation is a record, the reader's own among them,
-			 * and waking on each would feed itself.
-			 */
-			bool wake_on_records = o->oom_kills && !o->trace;
-			int max_ms = (s.target && target_fd(s.target) < 0) || o->trace ||
-				     o->oom_kills ? 100 : 0;
+/* Final once stopped: what -t printed and this add up to every call. */
+static int leaks_end(struct mt_driver *d, int status)
+{
+	const struct leaks *s = d->state;
+	int exit_code;
 
-			if (wake_on_records && s.er.held)
-				max_ms = 2;
-			signalled = wait_interval(s.sigfd, s.target ? target_fd(s.target) : -1,
-						  wake_on_records ? s.dev.fd : -1,
-						  &deadline, max_ms) == WAKE_SIGNAL;
-			if (drain_trace(&s, false)) {
-				status = 1;
-				goto stop;
-			}
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > deadline.tv_sec ||
-			    (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec))
-				break;
-		}
-		target_ended(&s);
-		if (drain_trace(&s, false) || report_once(&s) || flush_output()) {
-			/* What was printed stays printed; say why it ends here. */
+	if (status == 0 && d->er.map) {
+		evreader_print_lost(&d->er, stdout, s->trace_ring ? "trace records" :
+				    "OOM records");
+		if (driver_flush())
 			status = 1;
-			break;
-		}
-		if (signalled || s.ended)
-			break;
-	}
-stop:
-	if (s.dev.tracing) {
-		struct mt_err err;
-
-		if (device_stop(&s.dev, &err) && status == 0) {
-			fprintf(stderr, PROG ": %s\n", err.msg);
-			status = 1;
-		}
-		/* What the ring still holds: written before the stop. */
-		if (status == 0 && drain_trace(&s, true))
-			status = 1;
-		/* Final once stopped: what -t printed and this add up to every call. */
-		if (status == 0 && s.er.map) {
-			evreader_print_lost(&s.er, stdout, s.trace_ring ? "trace records" :
-					    "OOM records");
-			if (flush_output())
-				status = 1;
-		}
 	}
 	/* -c: a command that ended gives its exit status, unless we failed. */
-	if (status == 0 && s.target && target_exit_code(s.target, &exit_code))
+	if (status == 0 && s->target && target_exit_code(s->target, &exit_code))
 		status = exit_code;
-out:
-	/* Kills a failed session never reported. */
-	for (unsigned int i = 0; i < s.nr_oom_pending; i++) {
-		if (oom_has_stacks(&s, s.oom_pending[i].victim_pid))
-			fprintf(stderr, PROG ": the stacks at the OOM kill of pid %u were not "
-				"reported\n", s.oom_pending[i].victim_pid);
-		if (!s.oom_pending[i].snap_ret)
-			snapshot_free(&s.oom_pending[i].snap);
-	}
-	evreader_close(&s.er);
-	device_close(&s.dev);
-	target_close(s.target, PROG);
-	if (s.sigfd >= 0)
-		close(s.sigfd);
-	ksyms_free(s.ksyms);
-	free(s.cgroot);
-	trend_free(s.trend);
-	slab_state_free(s.slab);
 	return status;
 }
 
-int session_print_version(FILE *out)
+static void leaks_fini(struct mt_driver *d)
 {
-	struct mt_device dev;
-	struct mt_err err;
-	char hooks[64];
+	struct leaks *s = d->state;
 
-	fprintf(out, "memtrace-read %s (ABI %u)\n", MEMTRACE_READ_VERSION, MEMTRACE_ABI_VERSION);
-	if (device_open(&dev, NULL, &err)) {
-		fprintf(out, "memtrace.ko: %s\n", err.msg);
-		return 0;
+	if (!s)
+		return;
+	/* Kills a failed session never reported. */
+	for (unsigned int i = 0; i < s->nr_oom_pending; i++) {
+		if (oom_has_stacks(s, s->oom_pending[i].victim_pid))
+			fprintf(stderr, PROG ": the stacks at the OOM kill of pid %u were not "
+				"reported\n", s->oom_pending[i].victim_pid);
+		if (!s->oom_pending[i].snap_ret)
+			snapshot_free(&s->oom_pending[i].snap);
 	}
-	device_events_str(dev.version.features, hooks, sizeof(hooks));
-	fprintf(out, "memtrace.ko %s (ABI %u, hooks: %s)\n",
-		dev.version.module_version[0] ? dev.version.module_version : "(no version)",
-		dev.version.abi_version, hooks);
-	device_close(&dev);
-	return 0;
+	target_close(s->target, PROG);
+	ksyms_free(s->ksyms);
+	free(s->cgroot);
+	trend_free(s->trend);
+	slab_state_free(s->slab);
+	free(s);
 }
+
+/* Their events follow the options: leaks_init checks them. */
+#define LEAKS_ROW							\
+	.reports = true, .ordered = true, .totals = true,		\
+	.init = leaks_init, .configure = leaks_configure,		\
+	.start_failed = leaks_start_failed, .setup = leaks_setup,	\
+	.banner = leaks_banner, .record = leaks_record,			\
+	.drained = leaks_drained, .interval = leaks_interval,		\
+	.end = leaks_end, .fini = leaks_fini
+
+const struct mt_mode_row leaks_kernel_row = {
+	.mode = MT_MODE_KERNEL_LEAKS, .option = "--kernel-leaks", .attach = leaks_attach,
+	LEAKS_ROW,
+};
+
+const struct mt_mode_row leaks_slab_row = {
+	.mode = MT_MODE_SLAB, .option = "--slab", .attach = leaks_attach, LEAKS_ROW,
+};
+
+const struct mt_mode_row leaks_user_row = {
+	.mode = MT_MODE_USER, .option = "-p", .attach = leaks_user_attach,
+	.watch = leaks_watch, LEAKS_ROW,
+};
