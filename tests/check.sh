@@ -274,7 +274,8 @@ if wants unit; then
 		comment_tail "$log"
 	fi
 	# The directories whose include graph is kept free of cycles (a.c or
-	# a.h including b.h is an edge a->b); one ok/not ok line each, the
+	# a.h including b.h is an edge a->b), between files and between the
+	# folders under them (their layers); one ok/not ok line each, the
 	# cycles and their edges in the comments after a not ok.
 	INCLUDE_ACYCLIC="userspace kmod"
 	if [ -n "$INCLUDE_ACYCLIC" ]; then
