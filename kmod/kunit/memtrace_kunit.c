@@ -15,15 +15,15 @@
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 
-#include "../stacktab.c"
-#include "../kstack.c"
-#include "../livetab.c"
-#include "../stattab.c"
-#include "../names.c"
-#include "../sampling.c"
-#include "../calltab.c"
-#include "../tracering.c"
-#include "../modsyms.c"
+#include "tables/stacktab.c"
+#include "unwind/kstack.c"
+#include "tables/livetab.c"
+#include "tables/stattab.c"
+#include "tables/names.c"
+#include "session/sampling.c"
+#include "tables/calltab.c"
+#include "rings/tracering.c"
+#include "tables/modsyms.c"
 
 /* ---- stack table ---- */
 
