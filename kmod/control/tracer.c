@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tracing session's control: configuration, start, stop, clear, and
- * attaching the event sources; see tracer.h.  Its state: session.c.
+ * attaching the event sources (through their table, sources.h); see
+ * tracer.h.  Its state: session.c.
  */
 #define pr_fmt(fmt) "memtrace: " fmt
 
@@ -20,10 +21,7 @@
 
 #include "control/tracer.h"
 #include "session/sampling.h"
-#include "sources/growth.h"
-#include "sources/hooks.h"
-#include "sources/kprobe_hooks.h"
-#include "sources/pressure.h"
+#include "sources/sources.h"
 #include "sources/uprobes.h"
 #include "sources/usdt.h"
 
@@ -106,10 +104,10 @@ static struct notifier_block mt_module_nb = {
 	.notifier_call = mt_module_event,
 };
 
-/* Kernel-mode event sources this kernel has hooks for. */
+/* Kernel-mode events (the kernel's allocations) this kernel has hooks for. */
 static u32 mt_kernel_events(void)
 {
-	return mt_tp_available() | mt_kprobe_hooks_available();
+	return mt_sources_available() & MEMTRACE_EV_ALL;
 }
 
 int mt_tracer_init(void)
@@ -119,21 +117,20 @@ int mt_tracer_init(void)
 	mt.pcpu = alloc_percpu(struct mt_pcpu);
 	if (!mt.pcpu)
 		return -ENOMEM;
-	ret = mt_tp_init();
-	if (!ret)
-		ret = mt_kprobe_hooks_init();
-	if (!ret)
-		ret = register_module_notifier(&mt_module_nb);
+	ret = mt_sources_init();
 	if (ret) {
 		free_percpu(mt.pcpu);
 		return ret;
 	}
-	mt_user_init();
+	ret = register_module_notifier(&mt_module_nb);
+	if (ret) {
+		mt_sources_exit();
+		free_percpu(mt.pcpu);
+		return ret;
+	}
 	mt_ring_init(&mt.ring);
 	spin_lock_init(&mt.evring_lock);
 	mt_evwake_init(&mt.evwake);
-	mt_pressure_init();
-	mt_growth_init();
 	mt.cfg.size = sizeof(mt.cfg);
 	mt.cfg.events = mt_kernel_events();
 	mt.cfg.stack_depth = MEMTRACE_MAX_FRAMES;
@@ -172,8 +169,7 @@ void mt_tracer_exit(void)
 	mt_lock();
 	if (mt.tracing)
 		mt_stop();
-	mt_user_release();
-	mt_usdt_release_owner(mt.owner);
+	mt_sources_exit();
 	mt_put_task_filter();
 	mt_free_tables();
 	mt_ring_destroy(&mt.ring);
@@ -186,8 +182,7 @@ void mt_tracer_exit(void)
 
 u32 mt_available_events(void)
 {
-	return mt_kernel_events() | mt_user_available() | mt_pressure_available() |
-	       mt_growth_available() | mt_usdt_available();
+	return mt_sources_available();
 }
 
 /* The session lets go of its event rings (mappings keep theirs); under lock. */
@@ -225,58 +220,6 @@ static int mt_evring_renew(u32 pages)
 	mt.evring = er;
 	spin_unlock(&mt.evring_lock);
 	return 0;
-}
-
-/*
- * A session traces the kernel's allocators or one process's, and with
- * either (or alone) pressure and growth events.
- */
-static int mt_attach(u32 events)
-{
-	u32 allocs = events & ~MT_EV_RING;
-	int ret = 0;
-
-	if (allocs & MEMTRACE_EV_USER)
-		ret = mt_user_attach();
-	else if (allocs)
-		ret = mt_hooks_attach(allocs);
-	if (!ret && (events & MEMTRACE_EV_PRESSURE))
-		ret = mt_pressure_attach(events, mt.evring, mt.ev_pid_ns, mt.evring->kaddr);
-	if (!ret && (events & MEMTRACE_EV_GROWTH)) {
-		ret = mt_growth_attach(events, mt.evring, mt.ev_pid_ns, mt.filter.depth);
-		if (ret && (events & MEMTRACE_EV_PRESSURE))
-			mt_pressure_detach();
-	}
-	if (!ret && (events & MEMTRACE_EV_USDT)) {
-		ret = mt_usdt_attach(mt.evring, mt.filter.tgid, mt.ev_pid_ns, mt.filter.depth);
-		if (ret && (events & MEMTRACE_EV_GROWTH))
-			mt_growth_detach();
-		if (ret && (events & MEMTRACE_EV_PRESSURE))
-			mt_pressure_detach();
-	}
-	if (ret) {
-		if (allocs & MEMTRACE_EV_USER)
-			mt_user_detach();
-		else if (allocs)
-			mt_hooks_detach();
-	}
-	return ret;
-}
-
-static void mt_detach(void)
-{
-	u32 allocs = mt.attached & ~MT_EV_RING;
-
-	if (mt.attached & MEMTRACE_EV_USDT)
-		mt_usdt_detach();
-	if (mt.attached & MEMTRACE_EV_GROWTH)
-		mt_growth_detach();
-	if (mt.attached & MEMTRACE_EV_PRESSURE)
-		mt_pressure_detach();
-	if (allocs & MEMTRACE_EV_USER)
-		mt_user_detach();
-	else if (allocs)
-		mt_hooks_detach();
 }
 
 static int mt_alloc_tables(void)
@@ -560,7 +503,11 @@ int mt_start(const void *owner)
 		mt_clear_tables();
 
 	mt.start_ns = ktime_get_mono_fast_ns();
-	ret = mt_attach(cfg->events);
+	/*
+	 * The kernel's allocators or one process's, and with either (or
+	 * alone) pressure, growth and USDT events: sources.h.
+	 */
+	ret = mt_sources_attach(cfg->events);
 	if (ret)
 		return ret;
 	mt.attached = cfg->events;
@@ -573,7 +520,7 @@ int mt_stop(void)
 {
 	if (!mt.tracing)
 		return -EINVAL;
-	mt_detach();
+	mt_sources_detach(mt.attached);
 	WRITE_ONCE(mt.tracing, false);
 	/* A reader waiting for trace records gets the end of file. */
 	wake_up_interruptible(&mt.ring.wait);
@@ -593,10 +540,10 @@ int mt_clear(void)
 		return 0;
 	}
 	/* Quiesce the hooks, empty the tables, go on tracing. */
-	mt_detach();
+	mt_sources_detach(mt.attached);
 	mt_clear_tables();
 	mt.start_ns = ktime_get_mono_fast_ns();
-	ret = mt_attach(mt.attached);
+	ret = mt_sources_attach(mt.attached);
 	if (ret) {
 		WRITE_ONCE(mt.tracing, false);
 		wake_up_interruptible(&mt.ring.wait);

@@ -8,7 +8,7 @@
  * records.  Closing the file stops the session and drops what it recorded
  * from view, so a reader killed with SIGKILL leaves no hook behind, and
  * the next reader sees nothing of it.  Above the event sources: starting
- * a session attaches them.
+ * a session attaches them, through their table (sources/sources.h).
  */
 #ifndef MEMTRACE_TRACER_H
 #define MEMTRACE_TRACER_H

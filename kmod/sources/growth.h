@@ -5,7 +5,8 @@
  * caller's user stack, and page faults, one record per fault with the
  * user stack or the file, written into the per-CPU event rings
  * (evring.h) as the call returns.  Like the pressure events they need no
- * table.
+ * table.  A row of the table of event sources (sources.c); not built
+ * without kretprobes or off x86-64.
  */
 #ifndef MEMTRACE_GROWTH_H
 #define MEMTRACE_GROWTH_H
@@ -16,7 +17,10 @@
 struct mt_evring;
 struct pid_namespace;
 
-#if IS_ENABLED(CONFIG_KRETPROBES) && IS_ENABLED(CONFIG_X86_64)
+/* Built into the module (Kbuild's condition). */
+#define MT_GROWTH_BUILT	(IS_ENABLED(CONFIG_KRETPROBES) && IS_ENABLED(CONFIG_X86_64))
+
+#if MT_GROWTH_BUILT
 /* Find which system call entries (and the fault handler) can be probed, at load. */
 int mt_growth_init(void);
 /* MEMTRACE_EV_MMAP / _BRK / _SHM / _FAULT / _FFAULT this kernel has hooks for. */
@@ -32,14 +36,6 @@ void mt_growth_detach(void);
 /* Adds what the hooks lost outside the rings since the last attach. */
 void mt_growth_stats(struct memtrace_evstats *st);
 #else
-static inline int mt_growth_init(void) { return 0; }
-static inline u32 mt_growth_available(void) { return 0; }
-static inline int mt_growth_attach(u32 events, struct mt_evring *er,
-				   struct pid_namespace *ns, u32 depth)
-{
-	return -EOPNOTSUPP;
-}
-static inline void mt_growth_detach(void) { }
 static inline void mt_growth_stats(struct memtrace_evstats *st) { }
 #endif
 

@@ -3,8 +3,10 @@
  * The allocation tracepoint probes: kmalloc, kmem_cache_alloc and their
  * frees, page allocations and frees, percpu allocations and frees,
  * recorded in the session's tables by the shared recorder (recorder.h).
- * mt_hooks_attach() attaches them and the kprobe and kretprobe hooks on
- * the paths no tracepoint covers, in the order that keeps every free seen.
+ * They are two rows of the table of event sources (sources.c), the free
+ * side first and the allocation side last, with the kprobe and kretprobe
+ * hooks on the paths no tracepoint covers between: the order that keeps
+ * every free seen.
  *
  * They run wherever the kernel allocates: any context, hard IRQ included,
  * with preemption disabled.  So they never allocate, sleep or printk; they
@@ -23,7 +25,6 @@
 #include "compat/compat.h"
 #include "session/recorder.h"
 #include "sources/hooks.h"
-#include "sources/kprobe_hooks.h"
 #include "sources/tp.h"
 
 /*
@@ -191,13 +192,13 @@ static struct mt_tp mt_alloc_tps[] = {
 
 static u32 mt_events_available;
 
-int mt_tp_init(void)
+int mt_hooks_init(void)
 {
 	mt_events_available = mt_tp_lookup(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps));
 	return mt_events_available ? 0 : -ENOENT;
 }
 
-u32 mt_tp_available(void)
+u32 mt_hooks_available(void)
 {
 	return mt_events_available;
 }
@@ -206,27 +207,26 @@ u32 mt_tp_available(void)
  * Every free hook before any allocation hook, and the reverse on the way
  * out: an allocation recorded while its free could pass unseen (a probe
  * not attached yet, or detached already) would stay recorded, a false leak.
+ * The kprobe hooks' row comes between these two (sources.c).
  */
-int mt_hooks_attach(u32 events)
+int mt_hooks_attach_frees(u32 events)
 {
-	int ret;
-
-	ret = mt_tp_register(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), events, true);
-	if (ret)
-		return ret;
-	ret = mt_kprobe_hooks_attach(events);
-	if (!ret)
-		ret = mt_tp_register(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), events, false);
-	if (ret) {
-		mt_kprobe_hooks_detach();
-		mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), true, true);
-	}
-	return ret;
+	return mt_tp_register(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), events, true);
 }
 
-void mt_hooks_detach(void)
+/* The last of the kernel allocations' rows to go: it waits for every probe. */
+void mt_hooks_detach_frees(void)
+{
+	mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), true, true);
+}
+
+int mt_hooks_attach_allocs(u32 events)
+{
+	return mt_tp_register(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), events, false);
+}
+
+/* No wait here: the free side's detach, after the kprobes', waits for all. */
+void mt_hooks_detach_allocs(void)
 {
 	mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), false, false);
-	mt_kprobe_hooks_detach();
-	mt_tp_unregister(mt_alloc_tps, ARRAY_SIZE(mt_alloc_tps), true, true);
 }

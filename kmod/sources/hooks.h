@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The allocation tracepoint probes: the events this kernel has
- * tracepoints for, and attaching them with the kprobe and kretprobe hooks
- * for the session (tracer.c).
+ * The allocation tracepoint probes (hooks.c): the events this kernel has
+ * tracepoints for, and their two rows in the table of event sources
+ * (sources.c): the free side, attached first and detached last, and the
+ * allocation side, attached last and detached first, with the kprobe
+ * hooks (kprobe_hooks.h) between them.
  */
 #ifndef MEMTRACE_HOOKS_H
 #define MEMTRACE_HOOKS_H
@@ -10,14 +12,16 @@
 #include <linux/types.h>
 
 /* Finds the tracepoints: 0, or -ENOENT if none is there. */
-int mt_tp_init(void);
+int mt_hooks_init(void);
 /* MEMTRACE_EV_* the tracepoints found cover. */
-u32 mt_tp_available(void);
+u32 mt_hooks_available(void);
 /*
- * Attach the probes of events, tracepoints and kprobes: every free hook
- * before any allocation hook; detach in the reverse order.
+ * Attach the free (allocation) probes of events: all or none.  Detaching
+ * the free side waits until no probe of either side runs.
  */
-int mt_hooks_attach(u32 events);
-void mt_hooks_detach(void);
+int mt_hooks_attach_frees(u32 events);
+void mt_hooks_detach_frees(void);
+int mt_hooks_attach_allocs(u32 events);
+void mt_hooks_detach_allocs(void);
 
 #endif

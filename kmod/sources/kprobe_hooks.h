@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kprobe and kretprobe hooks on the paths no tracepoint covers
- * (kprobe_hooks.c), attached with the tracepoint probes (hooks.h); on a
- * kernel without kretprobes, none, and every such path reported unseen.
+ * (kprobe_hooks.c): a row of the table of event sources (sources.c),
+ * between the tracepoint probes' free and allocation sides (hooks.h).  On
+ * a kernel without kretprobes, not built: no row, and every such path
+ * reported unseen.
  */
 #ifndef MEMTRACE_KPROBE_HOOKS_H
 #define MEMTRACE_KPROBE_HOOKS_H
@@ -11,7 +13,11 @@
 #include <linux/types.h>
 #include <linux/memtrace.h>
 
-#if IS_ENABLED(CONFIG_KRETPROBES)
+/* Built into the module (Kbuild's condition). */
+#define MT_KPROBE_HOOKS_BUILT	IS_ENABLED(CONFIG_KRETPROBES)
+
+#if MT_KPROBE_HOOKS_BUILT
+/* The row's init, available, attach and detach (sources.c). */
 int mt_kprobe_hooks_init(void);
 u32 mt_kprobe_hooks_available(void);
 int mt_kprobe_hooks_attach(u32 events);
@@ -22,10 +28,6 @@ u64 mt_kprobe_hooks_missed(void);
 u32 mt_kprobe_hooks_blind(void);
 #else
 /* A kernel without kprobes: no vmalloc events, and every such path unseen. */
-static inline int mt_kprobe_hooks_init(void) { return 0; }
-static inline u32 mt_kprobe_hooks_available(void) { return 0; }
-static inline int mt_kprobe_hooks_attach(u32 events) { return 0; }
-static inline void mt_kprobe_hooks_detach(void) { }
 static inline u64 mt_kprobe_hooks_missed(void) { return 0; }
 static inline u32 mt_kprobe_hooks_blind(void)
 {

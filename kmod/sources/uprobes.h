@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User mode: one process's allocations through uprobes (uprobes.c).
- * Everything but the handlers runs under mt.lock.  Without uprobes (or on
- * an architecture whose calling convention uprobes.c does not read) the
+ * User mode: one process's allocations through uprobes (uprobes.c), a
+ * row of the table of event sources (sources.c).  Everything but the
+ * handlers runs under mt.lock.  Without uprobes (or on an architecture
+ * whose calling convention uprobes.c does not read) it is not built: the
  * module has no user mode and says so in its features.
  */
 #ifndef MEMTRACE_UPROBES_H
@@ -11,9 +12,11 @@
 #include <linux/types.h>
 #include <linux/memtrace.h>
 
-#if IS_ENABLED(CONFIG_UPROBES) && IS_ENABLED(CONFIG_X86_64)
-#define MT_USER_MODE 1
+/* Built into the module (Kbuild's condition). */
+#define MT_USER_BUILT	(IS_ENABLED(CONFIG_UPROBES) && IS_ENABLED(CONFIG_X86_64))
 
+#if MT_USER_BUILT
+/* The row's init (at load) and exit (at unload: mt_user_release()). */
 int mt_user_init(void);
 /* MEMTRACE_EV_USER */
 u32 mt_user_available(void);
@@ -37,8 +40,6 @@ void mt_user_unwind_snapshot(struct memtrace_unwind_stats *st);
 
 #else
 
-static inline int mt_user_init(void) { return 0; }
-static inline u32 mt_user_available(void) { return 0; }
 static inline int mt_user_set_target(const void *owner, pid_t pid, bool follow_forks)
 {
 	return -EOPNOTSUPP;
@@ -48,10 +49,7 @@ static inline int mt_user_add_uprobe(const void *owner, int fd, u64 offset, u32 
 	return -EOPNOTSUPP;
 }
 static inline bool mt_user_ready(void) { return false; }
-static inline int mt_user_attach(void) { return -EOPNOTSUPP; }
-static inline void mt_user_detach(void) { }
 static inline void mt_user_release_owner(const void *owner) { }
-static inline void mt_user_release(void) { }
 static inline void mt_user_snapshot(struct memtrace_target_state *ts) { }
 static inline int mt_user_add_unwind_table(const void *owner,
 					   const struct memtrace_unwind_table *t)

@@ -5,7 +5,8 @@
  * handed over as (file, offset, semaphore offset, compiled argument
  * specs) with MEMTRACE_IOC_USDT.  Each is a uprobe with the semaphore as
  * its reference counter; a hit writes one record, with its arguments
- * decoded and the user stack, into the event rings (evring.h).
+ * decoded and the user stack, into the event rings (evring.h).  A row of
+ * the table of event sources (sources.c), built where user mode is.
  * Everything but the handler runs under mt.lock.
  */
 #ifndef MEMTRACE_USDT_H
@@ -18,7 +19,10 @@ struct mt_evring;
 struct pid;
 struct pid_namespace;
 
-#if IS_ENABLED(CONFIG_UPROBES) && IS_ENABLED(CONFIG_X86_64)
+/* Built into the module (Kbuild's condition). */
+#define MT_USDT_BUILT	(IS_ENABLED(CONFIG_UPROBES) && IS_ENABLED(CONFIG_X86_64))
+
+#if MT_USDT_BUILT
 /* MEMTRACE_EV_USDT */
 u32 mt_usdt_available(void);
 /* One probe site, for the session of owner; not while armed. */
@@ -38,17 +42,10 @@ void mt_usdt_release_owner(const void *owner);
 /* Adds what the handlers lost outside the rings since the last attach. */
 void mt_usdt_stats(struct memtrace_evstats *st);
 #else
-static inline u32 mt_usdt_available(void) { return 0; }
 static inline int mt_usdt_add(const void *owner, const struct memtrace_usdt *u)
 {
 	return -EOPNOTSUPP;
 }
-static inline int mt_usdt_attach(struct mt_evring *er, struct pid *tgid,
-				 struct pid_namespace *ns, u32 depth)
-{
-	return -EOPNOTSUPP;
-}
-static inline void mt_usdt_detach(void) { }
 static inline void mt_usdt_release_owner(const void *owner) { }
 static inline void mt_usdt_stats(struct memtrace_evstats *st) { }
 #endif
