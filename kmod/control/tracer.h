@@ -9,6 +9,7 @@
  * from view, so a reader killed with SIGKILL leaves no hook behind, and
  * the next reader sees nothing of it.  Above the event sources: starting
  * a session attaches them, through their table (sources/sources.h).
+ * Snapshots of the session: snapshot.c, declared here too.
  */
 #ifndef MEMTRACE_TRACER_H
 #define MEMTRACE_TRACER_H

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Event rings: one ring of variable-size records per possible CPU, for
- * the memory pressure events (OOM kills, direct reclaim), mapped
- * read-only by the reader.  The layout and protocol are the uapi
+ * the pressure, growth and USDT events and, when the reader asks for them
+ * there, -t's trace records (tracering.h), mapped read-only by the
+ * reader.  The layout and protocol are the uapi
  * header's (struct memtrace_evring_meta); the model is perf's ring and
  * BPF's ring buffer: positions that only grow, the producer's published
  * with release semantics, the consumer's on another cache line.

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The shared recorder (recorder.h): the recording and accounting of
- * allocations and frees in the session's tables, for every event source
- * (the tracepoint probes of hooks.c, kprobe_hooks.c, uprobes.c, growth.c
- * and usdt.c).
+ * allocations and frees in the session's tables, for the allocation
+ * sources (the tracepoint probes of hooks.c, the kprobes of
+ * kprobe_hooks.c, user mode's uprobes of uprobes.c); growth.c and usdt.c
+ * use its task filter (mt_task_selected()).
  *
- * It runs wherever the kernel allocates: any context, hard IRQ included,
- * with preemption disabled.  So it never allocates, sleeps or printks; it
+ * It runs wherever the kernel allocates: any context, hard IRQ included.
+ * So it never allocates, sleeps or printks.  Past the fast paths inline in
+ * recorder.h (which leave interrupts on and touch one per-CPU counter), it
  * runs with interrupts disabled (one CPU's per-CPU state is then touched
  * by one hook at a time, whatever the context level), refuses NMI, and a
  * per-CPU busy flag catches re-entry from anything it calls.  Every event

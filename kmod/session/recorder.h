@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The shared recorder (recorder.c): what every event source shares, the
- * kernel tracepoint probes (hooks.c), kprobes on the paths no tracepoint
- * covers (kprobe_hooks.c), user-mode uprobe handlers (uprobes.c) and the
- * growth and USDT probes alike: the entry guard, the sampling decision,
- * and the accounting of an allocation or a free in the session's tables
- * (session.h).  Below the event sources, above the session's state.  The
+ * The shared recorder (recorder.c): what the allocation sources share,
+ * the kernel tracepoint probes (hooks.c), kprobes on the paths no
+ * tracepoint covers (kprobe_hooks.c) and user-mode uprobe handlers
+ * (uprobes.c): the entry guard, the filters and sampling decisions, and
+ * the accounting of an allocation or a free in the session's tables
+ * (session.h); the growth and USDT probes use its task filter.  Below
+ * the event sources, above the session's state.  The
  * slab probes' fast paths are inline here, so that a sampled-out
  * allocation or a free surely never recorded costs no call.
  */

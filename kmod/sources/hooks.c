@@ -9,11 +9,14 @@
  * every free seen.
  *
  * They run wherever the kernel allocates: any context, hard IRQ included,
- * with preemption disabled.  So they never allocate, sleep or printk; they
- * run with interrupts disabled (one CPU's per-CPU state is then touched by
- * one hook at a time, whatever the context level), refuse NMI, and a
- * per-CPU busy flag catches re-entry from anything they call.  Every event
- * they cannot record is counted in struct memtrace_loss.
+ * with preemption disabled.  So they never allocate, sleep or printk.
+ * Their fast paths (an allocation sampled out, a free surely never
+ * recorded) leave interrupts on and count with one per-CPU increment;
+ * the rest goes through the recorder's guard, which disables interrupts
+ * (one CPU's per-CPU state is then touched by one hook at a time,
+ * whatever the context level), refuses NMI, and catches re-entry from
+ * anything they call with a per-CPU busy flag.  Every event they cannot
+ * record is counted in struct memtrace_loss.
  */
 #include <linux/mm.h>
 #include <linux/percpu.h>

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Memory pressure events (MEMTRACE_EV_PRESSURE): OOM kills, direct
- * reclaim and page reclaim's work (vmscan), written as records into the
- * per-CPU event rings (evring.h).
+ * Memory pressure events (MEMTRACE_EV_PRESSURE): OOM kills, direct and
+ * memcg reclaim, page reclaim's work (vmscan), compaction and page
+ * migration, written as records into the per-CPU event rings (evring.h).
  * Unlike the allocation hooks they record what happened, not what is
- * live: no table, no stack table, nothing but the ring.
+ * live: no table, no stack table, nothing but the ring.  A row of the
+ * table of event sources (sources.c), built on every kernel; a family
+ * whose tracepoints (or, for OOM kills, whose kprobe) a kernel lacks is
+ * left out of what it has hooks for.
  */
 #ifndef MEMTRACE_PRESSURE_H
 #define MEMTRACE_PRESSURE_H
@@ -16,7 +19,10 @@ struct pid_namespace;
 
 /* Find the tracepoints and functions at load. */
 int mt_pressure_init(void);
-/* MEMTRACE_EV_OOM / _RECLAIM / _VMSCAN this kernel has hooks for. */
+/*
+ * MEMTRACE_EV_OOM / _RECLAIM / _VMSCAN / _COMPACTION / _MIGRATION this
+ * kernel has hooks for.
+ */
 u32 mt_pressure_available(void);
 /*
  * Attach the hooks of events, writing into er.  Task ids are numbered in

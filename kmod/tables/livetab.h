@@ -15,8 +15,10 @@
  * Entries are preallocated in chunks and handed out from per-stripe free
  * lists; each stripe (a slice of the hash space) has its own raw spinlock,
  * bucket array and free list, so CPUs freeing unrelated addresses do not
- * contend.  Callers run with interrupts disabled and never in NMI, so the
- * stripe locks are safe in task, softirq and hard-IRQ context alike.
+ * contend.  Callers run with interrupts disabled, so the stripe locks are
+ * safe in task, softirq and hard-IRQ context alike; in NMI (a kprobe's
+ * int3 trap, the only NMI the hooks accept) a lock is tried until it is
+ * taken (hooklock.h).
  *
  * Growth never happens in a hook: when a stripe runs low, the hook queues
  * an irq_work, which queues a work item that adds a chunk of entries and

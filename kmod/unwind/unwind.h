@@ -3,10 +3,11 @@
  * User stacks by call-frame tables (unwind.c).  The reader turns each
  * object's .eh_frame/.debug_frame into rows sorted by file offset
  * (struct memtrace_unwind_row) and hands them over with the object's file
- * (MEMTRACE_IOC_UNWIND_TABLE); an allocator's uprobe handler then finds
- * each caller with a binary search per frame.  Tables are the session's:
- * appended under mt.lock, read locklessly by handlers, freed only once no
- * handler runs (mt_user_release(), never while armed).
+ * (MEMTRACE_IOC_UNWIND_TABLE); a hook walking a user stack (user mode's
+ * uprobes, USDT, growth) then finds each caller with a binary search per
+ * frame.  Tables are the session's: appended under mt.lock, read
+ * locklessly by handlers, freed only once no handler runs
+ * (mt_user_release(), never while tracing).
  */
 #ifndef MEMTRACE_UNWIND_H
 #define MEMTRACE_UNWIND_H
