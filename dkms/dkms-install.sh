@@ -19,7 +19,7 @@
 # after which the kernel trusts every module DKMS signs with it.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-version=$(sed -n 's/^#define MEMTRACE_MODULE_VERSION "\(.*\)"/\1/p' "$top/kmod/main.c")
+version=$(sed -n 's/^#define MEMTRACE_MODULE_VERSION "\(.*\)"/\1/p' "$top/kmod/device/main.c")
 
 root= remove=0
 while [ $# -gt 0 ]; do
@@ -69,7 +69,7 @@ rm -rf "$src_tree/memtrace-$version"
 src=$src_tree/memtrace-$version
 mkdir -p "$src"
 cp -a "$top/Kbuild" "$top/kmod" "$top/include" "$src/"
-rm -f "$src/kmod/compat-probed.h"
+rm -f "$src/kmod/compat/compat-probed.h"
 sed "s/@VERSION@/$version/" "$top/dkms/dkms.conf" >"$src/dkms.conf"
 run_dkms add -m memtrace -v "$version"
 

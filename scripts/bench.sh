@@ -392,7 +392,7 @@ stable=$(
 	srow "index capacity (entries)" capacity ""
 	srow "memtrace memory per entry (B)" bytes "<= 48" \
 		'printf("%s", (x <= 48 ? "met" : sprintf("+%.1f B", x - 48)))'
-	# Where the bytes go: the index's slots (40 B each, kmod/livetab.h)
+	# Where the bytes go: the index's slots (40 B each, kmod/tables/livetab.h)
 	# over the entries held, growth's spare capacity included.
 	printf '| of which the index'"'"'s slots, 40 B x capacity / entries (B) |'
 	for n in $M1 $M4 $M16; do
@@ -514,7 +514,7 @@ otable=$(
 	echo "knows nothing of its address costs the bucket look."
 	echo
 	echo "Live-index memory: 40 bytes per slot plus 4-8 bytes of bucket heads"
-	echo "(kmod/livetab.h); the spare capacity growth leaves comes on top (the"
+	echo "(kmod/tables/livetab.h); the spare capacity growth leaves comes on top (the"
 	echo "scale rows below: bytes per allocation tracked, all in)."
 	echo
 	echo '```'

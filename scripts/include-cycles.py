@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """include-cycles.py DIR...: fail when the include graph within a directory
-has a cycle.
+tree has a cycle, between files or between folders.
 
-Within one directory, a.c or a.h including "b.h" (b.h in the same
-directory) is an edge a -> b; a node is a file name without its extension,
-so a.c and a.h are one node.  Each strongly connected component of more
-than one node is printed with the edges that hold it together (which file
-includes which header), and the exit status is 1.  Run by tests/check.sh's
-unit stage for userspace/ and kmod/.  Prints TAP: one "ok"/"not ok" line
-per directory.
+Within DIR and its subdirectories, a.c or a.h including "b.h" is an edge
+a -> b; a node is a file's path under DIR without its extension, so a.c
+and a.h are one node.  An include is resolved as the compiler resolves
+it with -I DIR: next to the including file first, then from DIR
+(kmod/tables/livetab.c's "tables/hooklock.h" is kmod/tables/hooklock.h);
+headers outside DIR are not nodes.  A folder's files including a header
+of another folder is an edge between the two folders: the folders are
+layers when that graph has no cycle either.  Each strongly connected
+component of more than one node (file or folder) is printed with the
+edges that hold it together (which file includes which header), and the
+exit status is 1.  Run by tests/check.sh's unit stage for userspace/ and
+kmod/.  Prints TAP: one "ok"/"not ok" line per directory.
 """
 import os
 import re
@@ -20,24 +25,47 @@ INC = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 
 def graph(d):
     g = {}      # node -> {node: [(file, header)]}
-    for f in sorted(os.listdir(d)):
-        if not f.endswith(('.c', '.h')):
-            continue
-        a = f.rsplit('.', 1)[0]
-        g.setdefault(a, {})
-        with open(os.path.join(d, f), errors='replace') as fh:
-            for line in fh:
-                m = INC.match(line)
-                if not m or not m.group(1).endswith('.h'):
-                    continue
-                p = os.path.normpath(os.path.join(d, m.group(1)))
-                if os.path.dirname(p) != os.path.normpath(d) or \
-                   not os.path.exists(p):
-                    continue
-                b = os.path.basename(p)[:-2]
-                if b != a:
-                    g[a].setdefault(b, []).append((f, os.path.basename(p)))
+    root = os.path.normpath(d)
+    for dirpath, dirnames, files in os.walk(root):
+        dirnames.sort()
+        for f in sorted(files):
+            if not f.endswith(('.c', '.h')):
+                continue
+            path = os.path.join(dirpath, f)
+            rel = os.path.relpath(path, root)
+            a = rel.rsplit('.', 1)[0]
+            g.setdefault(a, {})
+            with open(path, errors='replace') as fh:
+                for line in fh:
+                    m = INC.match(line)
+                    if not m or not m.group(1).endswith('.h'):
+                        continue
+                    for base in (dirpath, root):
+                        p = os.path.normpath(os.path.join(base, m.group(1)))
+                        if os.path.exists(p):
+                            break
+                    else:
+                        continue
+                    hrel = os.path.relpath(p, root)
+                    if hrel.startswith('..'):
+                        continue
+                    b = hrel[:-2]
+                    if b != a:
+                        g[a].setdefault(b, []).append((rel, hrel))
     return g
+
+
+def folders(g):
+    """The graph of g's folders: (folder, folder) edges, with their files."""
+    fg = {}
+    for a, bs in g.items():
+        fa = os.path.dirname(a)
+        fg.setdefault(fa, {})
+        for b, why in bs.items():
+            fb = os.path.dirname(b)
+            if fb != fa:
+                fg[fa].setdefault(fb, []).extend(why)
+    return fg
 
 
 def sccs(g):
@@ -84,26 +112,34 @@ def sccs(g):
     return out
 
 
+def show(g, comps):
+    for c in comps:
+        print(f'# cycle: {" ".join(c or "." for c in c)}')
+        cs = set(c)
+        for a in c:
+            for b in sorted(g[a]):
+                if b in cs:
+                    for f, h in g[a][b]:
+                        print(f'#   {a or "."} -> {b or "."}  ({f} includes "{h}")')
+
+
 def main(dirs):
     bad = 0
     for d in dirs:
         g = graph(d)
+        fg = folders(g)
         comps = sccs(g)
+        fcomps = sccs(fg)
         name = os.path.normpath(d)
-        if not comps:
-            print(f'ok - include-cycles: {name}: no cycle between files')
+        what = 'files' if len(fg) < 2 else f'files, nor between its {len(fg)} folders'
+        if not comps and not fcomps:
+            print(f'ok - include-cycles: {name}: no cycle between {what}')
             continue
         bad = 1
         print(f'not ok - include-cycles: {name}: {len(comps)} cycle(s) '
-              'in the include graph')
-        for c in comps:
-            print(f'# cycle: {" ".join(c)}')
-            cs = set(c)
-            for a in c:
-                for b in sorted(g[a]):
-                    if b in cs:
-                        for f, h in g[a][b]:
-                            print(f'#   {a} -> {b}  ({f} includes "{h}")')
+              f'in the include graph, {len(fcomps)} between folders')
+        show(g, comps)
+        show(fg, fcomps)
     return bad
 
 

@@ -274,7 +274,8 @@ if wants unit; then
 		comment_tail "$log"
 	fi
 	# The directories whose include graph is kept free of cycles (a.c or
-	# a.h including b.h is an edge a->b); one ok/not ok line each, the
+	# a.h including b.h is an edge a->b), between files and between the
+	# folders under them (their layers); one ok/not ok line each, the
 	# cycles and their edges in the comments after a not ok.
 	INCLUDE_ACYCLIC="userspace kmod"
 	if [ -n "$INCLUDE_ACYCLIC" ]; then
@@ -487,7 +488,7 @@ if wants debug; then
 			# header, with the kernel's own checkpatch.pl.
 			build "checkpatch --no-tree -f: kmod, tests/kmod, the uapi header" \
 				"$LOGS/checkpatch.log" 600 sh -c "out=\$('$tree/scripts/checkpatch.pl' --no-tree -q -f \
-					kmod/*.c kmod/*.h kmod/probes/*.c kmod/kunit/*.c tests/kmod/*.c \
+					kmod/*/*.c kmod/*/*.h kmod/compat/probes/*.c tests/kmod/*.c \
 					include/uapi/linux/memtrace.h 2>&1); printf '%s\n' \"\$out\"; [ -z \"\$out\" ]"
 			KVER_OF[debug]=debug
 			build "memtrace.ko (+ KUnit) for the debug kernel" "$LOGS/build-kmod-debug.log" 600 \

@@ -10,8 +10,8 @@
 #include <linux/cpumask.h>
 #include <linux/workqueue.h>
 
-#include "../evring.c"
-#include "../tracering.h"
+#include "rings/evring.c"
+#include "rings/tracering.h"
 
 struct mt_ev_test_rec {
 	struct memtrace_ev_hdr hdr;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suites for memtrace's in-kernel data structures: the stack table,
- * the kernel stack memo, the live-allocation index, the per-CPU counters, the name tables, the
- * sampling arithmetic, user mode's table of calls in flight and the trace
- * ring.  Built as its own module (memtrace_kunit.ko)
- * from the same sources as memtrace.ko, for kernels with KUnit.
+ * the kernel stack memo, the live-allocation index, the per-CPU counters,
+ * the name tables, the names of freed module code, the sampling
+ * arithmetic, user mode's table of calls in flight and the trace ring.
+ * Built as its own module (memtrace_kunit.ko) from the same sources as
+ * memtrace.ko, for kernels with KUnit; evring_kunit.c and unwind_kunit.c
+ * are linked into it.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -15,15 +17,15 @@
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 
-#include "../stacktab.c"
-#include "../kstack.c"
-#include "../livetab.c"
-#include "../stattab.c"
-#include "../names.c"
-#include "../sampling.c"
-#include "../calltab.c"
-#include "../tracering.c"
-#include "../modsyms.c"
+#include "tables/stacktab.c"
+#include "unwind/kstack.c"
+#include "tables/livetab.c"
+#include "tables/stattab.c"
+#include "tables/names.c"
+#include "session/sampling.c"
+#include "tables/calltab.c"
+#include "rings/tracering.c"
+#include "tables/modsyms.c"
 
 /* ---- stack table ---- */
 

@@ -9,7 +9,7 @@
  */
 #include <kunit/test.h>
 
-#include "../unwind.c"
+#include "unwind/unwind.c"
 
 static struct memtrace_unwind_row mt_unw_rsp(u32 start, s32 cfa_off)
 {

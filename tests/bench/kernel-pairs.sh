@@ -56,7 +56,7 @@ with_reader memtrace-full
 with_reader memtrace-s100 -s 100
 with_reader memtrace-bytes512k --sample-bytes 524288
 
-# Full stacks again with the stack memo off (kmod/kstack.h): every
+# Full stacks again with the stack memo off (kmod/unwind/kstack.h): every
 # recorded allocation unwinds its stack.
 unload_memtrace && load_memtrace stack_memo_slots=0 ||
 	{ not_ok "reload memtrace.ko with stack_memo_slots=0"; exit 1; }

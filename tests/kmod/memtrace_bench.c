@@ -55,7 +55,7 @@
 #include <linux/uaccess.h>
 #include <trace/events/kmem.h>
 
-#include "compat.h"
+#include "compat/compat.h"
 
 static uint pairs = 200000;
 module_param(pairs, uint, 0644);

@@ -32,7 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 
-#include "compat.h"
+#include "compat/compat.h"
 #include "memtrace_leaker.h"
 
 #define LEAKER_MAX_KEPT		4096

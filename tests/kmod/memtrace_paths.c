@@ -56,7 +56,7 @@
 #include <linux/swap.h>
 #include <linux/vmalloc.h>
 
-#include "compat.h"
+#include "compat/compat.h"
 #include "memtrace_leaker.h"
 
 static uint obj_size = 192;
