@@ -15,7 +15,6 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,19 +23,17 @@
 #include "usymproc.h"
 #include "usymtab.h"
 
-/* Room for the formatted lines of one address: names are cut to fit. */
-#define USYMS_TEXT_MAX		8192
 #define USYMS_CHUNK_SIZE	(256 * 1024)
 #define USYMS_CACHE_MIN		4096
 
-/* A cached address: its lines, '\n'-separated.  text NULL: a free slot. */
+/* A cached address: its frames.  frames NULL: a free slot. */
 struct usyms_slot {
 	uint64_t addr;
-	const char *text;
-	uint32_t lines;
+	const struct rm_frame *frames;	/* in the arena */
+	uint32_t nr;
 };
 
-/* Arena chunk for cached strings: freed all at once when the cache is. */
+/* Arena chunk for cached frames and their strings: freed all at once when the cache is. */
 struct usyms_chunk {
 	struct usyms_chunk *next;
 	size_t used;
@@ -57,6 +54,53 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 void usyms_allow_debuginfod(bool allow)
 {
 	usymproc_allow_debuginfod(allow);
+}
+
+/* ---- one address's frames, put together --------------------------------- */
+
+/*
+ * Names are cut here, once (C++ names can be kilobytes long: a frame
+ * shows the start), so that every format shows the names the text report
+ * shows; the cuts bound what one address needs.
+ */
+#define USYMS_NAME_MAX		256	/* a symbol's or an inlined function's name */
+#define USYMS_DEMANGLED_MAX	400	/* a C++ name, demangled */
+#define USYMS_MODULE_MAX	64
+#define USYMS_FILE_MAX		64
+#define USYMS_STRINGS_MAX	8192
+
+_Static_assert(USYMS_STRINGS_MAX >= USYMS_MODULE_MAX + 1 +
+	       USYMS_MAX_INLINE * (USYMS_NAME_MAX + 1 + USYMS_FILE_MAX + 1) +
+	       USYMS_DEMANGLED_MAX + 1 + USYMS_FILE_MAX + 1,
+	       "room for the strings of an address's frames");
+
+/* The frames of one address while they are put together, their strings in strings. */
+struct usyms_result {
+	struct rm_frame frames[USYMS_MAX_INLINE + 1];
+	uint32_t nr;
+	size_t len;
+	char strings[USYMS_STRINGS_MAX];
+};
+
+/* A copy of s (n bytes of it, at most max) among r's strings. */
+static char *result_str(struct usyms_result *r, const char *s, size_t n, size_t max)
+{
+	char *copy = r->strings + r->len;
+
+	if (n > max)
+		n = max;
+	memcpy(copy, s, n);
+	copy[n] = '\0';
+	r->len += n + 1;
+	return copy;
+}
+
+static struct rm_frame *result_frame(struct usyms_result *r, uint64_t addr, char *module)
+{
+	struct rm_frame *f = &r->frames[r->nr++];
+
+	*f = (struct rm_frame){ .addr = addr, .module = module };
+	return f;
 }
 
 /* ---- the cache -------------------------------------------------------- */
@@ -85,7 +129,7 @@ static struct usyms_slot *probe(struct usyms_slot *slots, size_t nr_slots, uint6
 {
 	size_t i = slot_hash(addr, nr_slots);
 
-	while (slots[i].text && slots[i].addr != addr)
+	while (slots[i].frames && slots[i].addr != addr)
 		i = (i + 1) & (nr_slots - 1);
 	return &slots[i];
 }
@@ -99,7 +143,7 @@ static bool cache_grow(struct usyms *u)
 	if (!slots)
 		return false;
 	for (size_t i = 0; i < u->nr_slots; i++)
-		if (u->slots[i].text)
+		if (u->slots[i].frames)
 			*probe(slots, nr, u->slots[i].addr) = u->slots[i];
 	free(u->slots);
 	u->slots = slots;
@@ -115,12 +159,14 @@ static struct usyms_slot *cache_slot(struct usyms *u, uint64_t addr)
 	return probe(u->slots, u->nr_slots, addr);
 }
 
-static const char *arena_dup(struct usyms *u, const char *s, size_t len)
+/* len bytes of the arena, aligned for a struct rm_frame; NULL without memory. */
+static void *arena_alloc(struct usyms *u, size_t len)
 {
 	struct usyms_chunk *c = u->chunks;
-	char *copy;
+	size_t at;
 
-	if (!c || c->used + len + 1 > USYMS_CHUNK_SIZE) {
+	len = (len + _Alignof(struct rm_frame) - 1) & ~(_Alignof(struct rm_frame) - 1);
+	if (!c || c->used + len > USYMS_CHUNK_SIZE) {
 		c = malloc(sizeof(*c) + USYMS_CHUNK_SIZE);
 		if (!c)
 			return NULL;
@@ -128,43 +174,40 @@ static const char *arena_dup(struct usyms *u, const char *s, size_t len)
 		c->used = 0;
 		u->chunks = c;
 	}
-	copy = c->data + c->used;
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	c->used += len + 1;
-	return copy;
+	at = c->used;
+	c->used += len;
+	return c->data + at;
+}
+
+static char *moved(char *s, const char *from, char *to)
+{
+	return s ? to + (s - from) : NULL;
+}
+
+/*
+ * r's frames and strings moved into the arena, where they stay until the
+ * cache is emptied; NULL without memory.
+ */
+static const struct rm_frame *keep_result(struct usyms *u, const struct usyms_result *r)
+{
+	size_t frames_len = r->nr * sizeof(r->frames[0]);
+	struct rm_frame *kept = arena_alloc(u, frames_len + r->len);
+	char *strings;
+
+	if (!kept)
+		return NULL;
+	strings = (char *)kept + frames_len;
+	memcpy(strings, r->strings, r->len);
+	for (uint32_t i = 0; i < r->nr; i++) {
+		kept[i] = r->frames[i];
+		kept[i].function = moved(r->frames[i].function, r->strings, strings);
+		kept[i].module = moved(r->frames[i].module, r->strings, strings);
+		kept[i].file = moved(r->frames[i].file, r->strings, strings);
+	}
+	return kept;
 }
 
 /* ---- symbolization ---------------------------------------------------- */
-
-/* The formatted lines of one address, '\n'-terminated each. */
-struct usyms_text {
-	char buf[USYMS_TEXT_MAX];
-	size_t len;
-	uint32_t lines;
-};
-
-static void text_add(struct usyms_text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void text_add(struct usyms_text *t, const char *fmt, ...)
-{
-	size_t room = sizeof(t->buf) - t->len;
-	va_list ap;
-	int n;
-
-	/* Lines are capped well below the buffer: this only guards. */
-	if (room < 2)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->len, room - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		n = 0;
-	t->len += (size_t)n < room - 2 ? (size_t)n : room - 2;
-	t->buf[t->len++] = '\n';
-	t->lines++;
-}
 
 static const char *base_name(const char *path)
 {
@@ -201,8 +244,24 @@ static const char *die_name(Dwarf_Die *die)
 	return name ? name : "??";
 }
 
-/* " file.c:LINE" of the call an inlined instance stands for, or "". */
-static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, char *where, size_t len)
+/* A source line: the file's base name (NULL: none known) and the line. */
+struct usyms_where {
+	const char *file;
+	uint32_t line;
+};
+
+static void where_at(struct usyms_result *r, const char *src, uint64_t line,
+		     struct usyms_where *w)
+{
+	const char *file = base_name(src);
+
+	w->file = result_str(r, file, strlen(file), USYMS_FILE_MAX);
+	w->line = (uint32_t)line;
+}
+
+/* The file and line of the call an inlined instance stands for. */
+static void call_site(struct usyms_result *r, Dwarf_Die *cu, Dwarf_Die *inl,
+		      struct usyms_where *w)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Files *files;
@@ -213,23 +272,22 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, char *where, size_t len)
 	    dwarf_getsrcfiles(cu, &files, NULL) == 0)
 		src = dwarf_filesrc(files, file, NULL, NULL);
 	dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &line);
+	w->file = NULL;
 	if (src)
-		snprintf(where, len, " %.64s:%" PRIu64, base_name(src), (uint64_t)line);
-	else
-		where[0] = '\0';
+		where_at(r, src, line, w);
 }
 
-/* " file.c:LINE" of pc (a DWARF address in cu) from the line table, or "". */
-static void src_line(Dwarf_Die *cu, Dwarf_Addr pc, char *where, size_t len)
+/* The file and line of pc (a DWARF address in cu) from the line table. */
+static void src_line(struct usyms_result *r, Dwarf_Die *cu, Dwarf_Addr pc,
+		     struct usyms_where *w)
 {
 	Dwarf_Line *line = dwarf_getsrc_die(cu, pc);
 	const char *src = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
 	int lineno = 0;
 
+	w->file = NULL;
 	if (src && dwarf_lineno(line, &lineno) == 0)
-		snprintf(where, len, " %.64s:%d", base_name(src), lineno);
-	else
-		where[0] = '\0';
+		where_at(r, src, (uint64_t)lineno, w);
 }
 
 /* The address as the module's ELF file counts it (addr2line -e takes it). */
@@ -256,102 +314,105 @@ static char *demangle(const struct usyms_sym *sym)
 	return plain;
 }
 
-static void symbolize(struct usyms *u, uint64_t addr, struct usyms_text *t)
+/* The frames of addr into r, innermost first (see usyms_frames()). */
+static void symbolize(struct usyms *u, uint64_t addr, struct usyms_result *r)
 {
 	/* A return address: the call, which is what we describe, precedes it. */
 	Dwarf_Addr pc = addr - 1, start = 0, bias;
 	Dwfl_Module *mod = addr ? dwfl_addrmodule(u->proc.dwfl, pc) : NULL;
 	Dwarf_Die *cu, chain[USYMS_MAX_INLINE];
-	char bin_buf[256], where[96];
+	struct usyms_where where = { 0 };
 	const struct usyms_sym *sym;
+	struct rm_frame *f;
+	char bin_buf[256], *module;
 	const char *bin;
-	int n;
+	int n = 0;
 
+	r->nr = 0;
+	r->len = 0;
 	if (!mod) {
-		text_add(t, "0x%016" PRIx64 " [unknown]", addr);
+		result_frame(r, addr, NULL);
 		return;
 	}
 	bin = module_name(mod, &start, bin_buf, sizeof(bin_buf));
+	module = result_str(r, bin, strlen(bin), USYMS_MODULE_MAX);
 	cu = usymtab_cu(mod, pc, &bias);
-	n = 0;
-	where[0] = '\0';
 	if (cu) {
-		src_line(cu, pc - bias, where, sizeof(where));
+		src_line(r, cu, pc - bias, &where);
 		n = usymtab_inline_chain(mod, cu, pc - bias, chain);
 	}
 	/* Innermost first; each frame's line is where the next one in was inlined. */
 	while (n-- > 0) {
-		text_add(t, "%.256s [%.64s]%s (inlined)", die_name(&chain[n]), bin, where);
-		call_site(cu, &chain[n], where, sizeof(where));
+		const char *name = die_name(&chain[n]);
+
+		f = result_frame(r, addr, module);
+		f->function = result_str(r, name, strlen(name), USYMS_NAME_MAX);
+		f->inlined = true;
+		f->file = (char *)where.file;
+		f->line = where.line;
+		call_site(r, cu, &chain[n], &where);
 	}
+	f = result_frame(r, addr, module);
+	f->file = (char *)where.file;
+	f->line = where.line;
 	sym = usymtab_sym(mod, pc);
 	if (sym) {
 		char *plain = demangle(sym);
 
-		/* C++ names can be kilobytes long: a frame shows the start. */
-		if (plain)
-			text_add(t, "%.400s+0x%" PRIx64 " [%.64s]%s", plain, addr - sym->addr, bin,
-				 where);
-		else
-			text_add(t, "%.*s+0x%" PRIx64 " [%.64s]%s",
-				 (int)(sym->name_len < 256 ? sym->name_len : 256), sym->name,
-				 addr - sym->addr, bin, where);
+		f->function = plain ? result_str(r, plain, strlen(plain), USYMS_DEMANGLED_MAX) :
+				      result_str(r, sym->name, sym->name_len, USYMS_NAME_MAX);
+		f->offset = addr - sym->addr;
 		free(plain);
+	} else {
+		f->offset = file_addr(mod, addr, start);
 	}
-	else
-		text_add(t, "0x%" PRIx64 " [%.64s]%s", file_addr(mod, addr, start), bin, where);
 }
 
-/* Copies lines to the caller's buffer; see usyms.h for what is dropped. */
-static size_t emit(const char *text, uint32_t lines, char *buf, size_t line_len, size_t max)
+/* Copies nr frames out, at most max; see usyms.h for which are dropped. */
+static size_t copy_frames(const struct rm_frame *frames, uint32_t nr, struct rm_frame *out,
+			  size_t max)
 {
-	const char *p = text;
-	size_t out = 0;
+	size_t n = 0;
 
-	for (uint32_t i = 0; i < lines; i++) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (i + 1 < max || i + 1 == lines) {
-			char *dst = buf + out++ * line_len;
-
-			if (n > line_len - 1)
-				n = line_len - 1;
-			memcpy(dst, p, n);
-			dst[n] = '\0';
-		}
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return out;
+	for (uint32_t i = 0; i < nr; i++)
+		if (i + 1 < max || i + 1 == nr)
+			out[n++] = frames[i];
+	return n;
 }
 
-size_t usyms_format(struct usyms *u, uint64_t addr, char *buf, size_t line_len, size_t max)
+size_t usyms_frames(struct usyms *u, uint64_t addr, struct rm_frame *frames, size_t max)
 {
 	struct usyms_slot *slot;
-	struct usyms_text t;
-	const char *copy;
+	struct usyms_result *r;
+	const struct rm_frame *kept;
+	uint32_t nr = 0;
 
-	if (!max || !line_len)
+	if (!max)
 		return 0;
 	slot = cache_slot(u, addr);
-	if (slot && slot->text)
-		return emit(slot->text, slot->lines, buf, line_len, max);
-
-	t.len = 0;
-	t.lines = 0;
-	symbolize(u, addr, &t);
-	t.buf[t.len - 1] = '\0';	/* the last '\n' */
-	/* Out of memory: still answer, just without caching. */
-	copy = slot ? arena_dup(u, t.buf, t.len - 1) : NULL;
-	if (copy) {
+	if (slot && slot->frames)
+		return copy_frames(slot->frames, slot->nr, frames, max);
+	r = malloc(sizeof(*r));
+	kept = NULL;
+	if (r) {
+		symbolize(u, addr, r);
+		kept = keep_result(u, r);
+		nr = r->nr;
+		free(r);
+	}
+	if (!kept) {
+		/* Out of memory: no names to keep, the address alone. */
+		frames[0] = (struct rm_frame){ .addr = addr };
+		return 1;
+	}
+	/* Without room in the table, the frames stay in the arena, not found again. */
+	if (slot) {
 		slot->addr = addr;
-		slot->text = copy;
-		slot->lines = t.lines;
+		slot->frames = kept;
+		slot->nr = nr;
 		u->nr_used++;
 	}
-	return emit(t.buf, t.lines, buf, line_len, max);
+	return copy_frames(kept, nr, frames, max);
 }
 
 bool usyms_mapping(struct usyms *u, uint64_t addr, struct usyms_mapping *out)

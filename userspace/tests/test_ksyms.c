@@ -10,9 +10,11 @@
 
 static bool formats_as(struct ksyms *ks, uint64_t addr, const char *want)
 {
+	struct rm_frame f;
 	char buf[256];
 
-	ksyms_format(ks, addr, buf, sizeof(buf));
+	ksyms_frame(ks, NULL, 0, addr, &f);
+	rm_frame_text(&f, buf, sizeof(buf));
 	if (strcmp(buf, want)) {
 		diag("0x%llx: expected \"%s\", got \"%s\"", (unsigned long long)addr, want, buf);
 		return false;
