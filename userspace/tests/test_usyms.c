@@ -797,10 +797,78 @@ static void test_debug_files(void)
 	debug_in_root("debuglink");
 }
 
+/* Whether f has these parts (function and file NULL: none), diag if not. */
+static bool frame_is(const struct rm_frame *f, uint64_t addr, const char *function,
+		     uint64_t offset, const char *module, const char *file, uint32_t line,
+		     bool inlined)
+{
+	bool same = f->addr == addr && f->offset == offset && f->line == line &&
+		    f->inlined == inlined && !f->text && !f->map_path &&
+		    (function ? f->function && !strcmp(f->function, function) : !f->function) &&
+		    (module ? f->module && !strcmp(f->module, module) : !f->module) &&
+		    (file ? f->file && !strcmp(f->file, file) : !f->file);
+
+	if (!same)
+		diag("frame 0x%llx: function %s +0x%llx module %s file %s:%u%s; wanted "
+		     "%s +0x%llx %s %s:%u%s", (unsigned long long)f->addr,
+		     f->function ? f->function : "(none)", (unsigned long long)f->offset,
+		     f->module ? f->module : "(none)", f->file ? f->file : "(none)", f->line,
+		     f->inlined ? " inlined" : "", function ? function : "(none)",
+		     (unsigned long long)offset, module ? module : "(none)",
+		     file ? file : "(none)", line, inlined ? " inlined" : "");
+	return same;
+}
+
+/*
+ * The frames usyms fills, part by part: the text's tests above check
+ * what they print, these what every other format reads (the function,
+ * offset, module, file, line and inlined of each).
+ */
+static void test_frame_parts(void)
+{
+	uint64_t caller = usyms_test_caller(), outer = usyms_test_outer();
+	const char *bin = self_name();
+	struct rm_frame f[MAX_LINES];
+	struct usyms *u = NULL;
+	struct mt_err err;
+	void *sym = libc_sym("malloc");
+	bool ok;
+
+	if (usyms_new(getpid(), &u, &err)) {
+		check(false, "usyms starts on this process: %s", err.msg);
+		return;
+	}
+	ok = usyms_frames(u, caller, f, MAX_LINES) == 1 &&
+	     frame_is(&f[0], caller, "usyms_test_caller",
+		      caller - (uint64_t)(uintptr_t)&usyms_test_caller, bin, "test_usyms.c",
+		      (uint32_t)caller_line, false);
+	check(ok, "usyms fills a frame's function, offset, module, file and line");
+	ok = usyms_frames(u, outer, f, MAX_LINES) == 3 &&
+	     frame_is(&f[0], outer, "usyms_test_inner", 0, bin, "test_usyms.c",
+		      (uint32_t)inner_line, true) &&
+	     frame_is(&f[1], outer, "usyms_test_middle", 0, bin, "test_usyms.c",
+		      (uint32_t)middle_line, true) &&
+	     frame_is(&f[2], outer, "usyms_test_outer",
+		      outer - (uint64_t)(uintptr_t)&usyms_test_outer, bin, "test_usyms.c",
+		      (uint32_t)outer_line, false);
+	check(ok, "usyms fills inlined calls as frames of their own, innermost first, each "
+	      "with the line of the call in it");
+	ok = usyms_frames(u, 0x10, f, MAX_LINES) == 1 &&
+	     frame_is(&f[0], 0x10, NULL, 0, NULL, NULL, 0, false);
+	check(ok, "usyms: an address in no module has neither function nor module");
+	ok = sym && usyms_frames(u, (uint64_t)(uintptr_t)sym + 4, f, 1) == 1 &&
+	     f[0].function && dlsym(libc(), f[0].function) == sym && f[0].offset == 4 &&
+	     f[0].module && !strcmp(f[0].module, "libc.so.6") && !f[0].inlined;
+	check(ok, "usyms fills libc's malloc+0x4 [libc.so.6] (%s)",
+	      ok ? f[0].function : "no frame");
+	usyms_free(u);
+}
+
 void usyms_tests(void)
 {
 	test_self();
 	test_inline();
+	test_frame_parts();
 	test_vdso();
 	test_dlopen();
 	test_exited();
