@@ -6,7 +6,8 @@
  * (usymtab.c's tables), and each address's result cached: a report
  * symbolizes the same frames again and again.
  *
- * Calls usymproc, usymtab, libdw and libdwfl; above it only its callers.
+ * Calls usymproc, usymtab, libdw and libdwfl; the frames it fills are
+ * rmframe.h's.
  */
 #include "usyms.h"
 
@@ -14,7 +15,6 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
