@@ -4,7 +4,7 @@
  * once the object itself is stripped), looked for where gdb looks: by
  * build-id under /usr/lib/debug/.build-id, then by .gnu_debuglink next to
  * the object, in .debug/ there, and under /usr/lib/debug.  One home for
- * that search: the symbols' (usyms.c, through libdwfl's callback) and the
+ * that search: the symbols' (usymproc.c, through libdwfl's callback) and the
  * unwind tables' (unwtab.c).
  */
 #ifndef MEMTRACE_READ_DEBUGFILE_H

@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "rmodel.h"
-
 int evjson_open(struct evjson_out *out, const struct mt_options *o, struct mt_err *err)
 {
 	out->f = NULL;
@@ -92,19 +89,6 @@ json_t *evjson_comm(const char *comm)
 		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)c[i]);
 	hex[2 * n] = '\0';
 	return json_string(hex);
-}
-
-json_t *evjson_frame(uint64_t addr, const char *text)
-{
-	struct rm_frame f = { .addr = addr, .text = (char *)text };
-	json_t *j = NULL;
-
-	if (rmodel_parse_frame(text, &f) == 0)
-		j = fmt_json_frame(&f);
-	free(f.function);
-	free(f.module);
-	free(f.file);
-	return j;
 }
 
 const char *evjson_mode_name(enum mt_mode mode)

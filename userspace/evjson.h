@@ -52,13 +52,6 @@ int evjson_emit(FILE *out, json_t *rec);
 json_t *evjson_u64(uint64_t v);
 /* A record's task name (MEMTRACE_COMM_LEN bytes, maybe unterminated). */
 json_t *evjson_comm(const char *comm);
-/*
- * A frame as the leak reports' JSON has it (docs: address, function,
- * offset, module, file, line, inlined, text), from the text the text
- * report prints for it.
- */
-json_t *evjson_frame(uint64_t addr, const char *text);
-
 /* The mode's name in records: "oom", "reclaim", "vmscan", ... ("mmap" for --mmap). */
 const char *evjson_mode_name(enum mt_mode mode);
 

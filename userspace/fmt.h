@@ -33,7 +33,7 @@ const char *fmt_frame_name(const struct rm_frame *f, char *buf, size_t len);
 /* One JSON object and a newline (JSON Lines over several reports). */
 int fmt_json(FILE *out, const struct report_model *m);
 
-/* One frame as the JSON report has it (also the event modes' frames: evjson.h). */
+/* One frame as the JSON report has it (also the event modes' frames); f->text set. */
 json_t *fmt_json_frame(const struct rm_frame *f);
 
 /* The profile, gzipped, to out.  0 or -errno with err. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A stack's frames, symbolized and split into parts (struct rm_frame):
- * the one way the text report (report_stack) and the report model
+ * A stack's frames, symbolized into parts (struct rm_frame) with their
+ * text: the one way the text report (report_stack) and the report model
  * (rmodel.h) both name frames, so that every format shows the text's
  * frames.  Kernel frames are kept in the snapshot's memo (kfmemo.h) the
  * first time they are named.  The functions are rmodel_*: the report
@@ -29,18 +29,11 @@ int rmodel_frames(const struct mt_snapshot *snap, uint32_t stack_id, struct ksym
 void rmodel_free_frames(struct rm_frame *frames, size_t nr);
 
 /*
- * Splits a frame's text, as ksyms_format_frame() and usyms_format() write
- * it, into f's parts (f->text and f->addr are left alone).  Returns 0 or
- * -ENOMEM.
+ * Adds a copy of f to *frames (*nr of them, room for *cap; 0 at first):
+ * its strings its own, its text rm_frame_text()'s where f has none, with
+ * its mapping from us (NULL: none known).  Returns 0 or -ENOMEM.
  */
-int rmodel_parse_frame(const char *text, struct rm_frame *f);
-
-/*
- * Adds a frame to *frames (*nr of them, room for *cap; 0 at first): its
- * text as a symbolizer wrote it, split into parts, with its mapping from
- * us (NULL: none known).  Returns 0 or -ENOMEM.
- */
-int rmodel_add_frame(struct rm_frame **frames, size_t *nr, size_t *cap, uint64_t addr,
-		     const char *text, struct usyms *us);
+int rmodel_add_frame(struct rm_frame **frames, size_t *nr, size_t *cap,
+		     const struct rm_frame *f, struct usyms *us);
 
 #endif

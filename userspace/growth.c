@@ -49,8 +49,9 @@ struct sym_proc {
 	uint64_t drain;		/* the drain that last read its mappings */
 };
 
-/* A stack's frames as text, inlined calls their own lines: innermost first. */
+/* A stack's frames, inlined calls frames of their own: innermost first. */
 #define STACK_LINES	(MEMTRACE_MAX_FRAMES * 4)
+/* A frame's line in the text report (and its text in --json), cut to fit. */
 #define LINE_LEN	256
 
 struct growth {
@@ -58,8 +59,7 @@ struct growth {
 	FILE *text;			/* the text report: stdout, or NULL (--json, --folded on it) */
 	FILE *json;			/* --json's records; NULL without */
 	int64_t mono_to_real_ns;	/* the calls' wall clock times */
-	uint64_t line_addr[STACK_LINES];
-	char lines[STACK_LINES][LINE_LEN];
+	struct rm_frame stack[STACK_LINES];	/* stack_frames()'s; strings: usyms' */
 	struct growth_agg *agg;
 	struct growth_files *files;	/* --ffaults */
 	uint64_t major;			/* --faults: the major ones of calls */
@@ -171,8 +171,8 @@ static bool interval_reports(const struct mt_options *o)
 	return report_mode(o) || shm_counts(o);
 }
 
-/* The lines of a stack into g->lines (innermost first); their number. */
-static size_t stack_lines(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
+/* The frames of a stack into g->stack (innermost first); their number. */
+static size_t stack_frames(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
 {
 	struct sym_proc *s = sym_of(g, (int)pid, false);
 	size_t at = 0;
@@ -181,24 +181,32 @@ static size_t stack_lines(struct growth *g, uint32_t pid, const uint64_t *frames
 		size_t n = 0, max = STACK_LINES - at < 8 ? STACK_LINES - at : 8;
 
 		if (s && s->u)
-			n = usyms_format(s->u, frames[i], g->lines[at], LINE_LEN, max);
+			n = usyms_frames(s->u, frames[i], &g->stack[at], max);
 		if (!n) {
-			snprintf(g->lines[at], LINE_LEN, "0x%016" PRIx64 " [unknown]", frames[i]);
+			g->stack[at] = (struct rm_frame){ .addr = frames[i] };
 			n = 1;
 		}
-		for (size_t l = 0; l < n; l++)
-			g->line_addr[at + l] = frames[i];
 		at += n;
 	}
 	return at;
 }
 
+/* Frame l of g->stack with its text, the text report's line, in line (LINE_LEN bytes). */
+static struct rm_frame stack_frame(const struct growth *g, size_t l, char *line)
+{
+	struct rm_frame f = g->stack[l];
+
+	f.text = rm_frame_text(&f, line, LINE_LEN);
+	return f;
+}
+
 static void print_stack(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
 {
-	size_t n = stack_lines(g, pid, frames, nr);
+	size_t n = stack_frames(g, pid, frames, nr);
+	char line[LINE_LEN];
 
 	for (size_t l = 0; l < n; l++)
-		fprintf(g->text, "\t\t%s\n", g->lines[l]);
+		fprintf(g->text, "\t\t%s\n", stack_frame(g, l, line).text);
 	if (!n)
 		fprintf(g->text, "\t\t[no user stack]\n");
 }
@@ -206,11 +214,15 @@ static void print_stack(struct growth *g, uint32_t pid, const uint64_t *frames, 
 /* The same stack as --json's frames. */
 static json_t *stack_json(struct growth *g, uint32_t pid, const uint64_t *frames, uint32_t nr)
 {
-	size_t n = stack_lines(g, pid, frames, nr);
+	size_t n = stack_frames(g, pid, frames, nr);
 	json_t *a = json_array();
+	char line[LINE_LEN];
 
-	for (size_t l = 0; a && l < n; l++)
-		json_array_append_new(a, evjson_frame(g->line_addr[l], g->lines[l]));
+	for (size_t l = 0; a && l < n; l++) {
+		struct rm_frame f = stack_frame(g, l, line);
+
+		json_array_append_new(a, fmt_json_frame(&f));
+	}
 	return a;
 }
 
@@ -218,22 +230,15 @@ static json_t *stack_json(struct growth *g, uint32_t pid, const uint64_t *frames
 static void fold_stack(struct growth *g, FILE *out, const struct growth_entry *e,
 		       uint64_t value)
 {
-	size_t n = stack_lines(g, e->pid, e->frames, e->nr_frames);
+	size_t n = stack_frames(g, e->pid, e->frames, e->nr_frames);
 	char name[512];
 
 	fputs(fmt_frame_name(&(struct rm_frame){ .function = (char *)e->comm }, name,
 			     sizeof(name)), out);
 	if (!n)
 		fputs(";[no user stack]", out);
-	while (n-- > 0) {
-		struct rm_frame f = { 0 };
-
-		if (rmodel_parse_frame(g->lines[n], &f) == 0)
-			fprintf(out, ";%s", fmt_frame_name(&f, name, sizeof(name)));
-		free(f.function);
-		free(f.module);
-		free(f.file);
-	}
+	while (n-- > 0)
+		fprintf(out, ";%s", fmt_frame_name(&g->stack[n], name, sizeof(name)));
 	fprintf(out, " %" PRIu64 "\n", value);
 }
 
@@ -404,7 +409,8 @@ static void text_report(struct growth *g, const char *hms)
 static int model_stack(struct growth *g, struct rm_stack *st, const struct growth_entry *e)
 {
 	struct sym_proc *sp = sym_of(g, (int)e->pid, false);
-	size_t n = stack_lines(g, e->pid, e->frames, e->nr_frames), cap = 0;
+	size_t n = stack_frames(g, e->pid, e->frames, e->nr_frames), cap = 0;
+	char line[LINE_LEN];
 	int ret = 0;
 
 	st->pid = e->pid;
@@ -416,9 +422,11 @@ static int model_stack(struct growth *g, struct rm_stack *st, const struct growt
 		st->note = strdup("[no user stack]");
 	if (!st->comm || (!n && !st->note))
 		return -ENOMEM;
-	for (size_t l = 0; l < n && !ret; l++)
-		ret = rmodel_add_user_frame(st, &cap, g->line_addr[l], g->lines[l],
-					    sp ? sp->u : NULL);
+	for (size_t l = 0; l < n && !ret; l++) {
+		struct rm_frame f = stack_frame(g, l, line);
+
+		ret = rmodel_add_user_frame(st, &cap, &f, sp ? sp->u : NULL);
+	}
 	return ret;
 }
 
@@ -429,7 +437,8 @@ static int model_file(struct rm_stack *st, const char *name, uint64_t minor, uin
 
 	st->count = minor + major;
 	st->major = major;
-	return rmodel_add_user_frame(st, &cap, 0, name, NULL);
+	return rmodel_add_user_frame(st, &cap, &(struct rm_frame){ .function = (char *)name,
+								   .text = (char *)name }, NULL);
 }
 
 /*

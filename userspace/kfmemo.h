@@ -3,7 +3,7 @@
  * The kernel frames of one snapshot, symbolized once each.  A report of
  * many stacks names the same return addresses again and again (100K
  * stacks of 17 frames may hold a few hundred distinct ones): the first
- * time a frame is looked up, formatted and split into its parts; then
+ * time a frame is looked up, symbolized into its parts and formatted; then
  * every stack through it shares that frame's strings.  A snapshot holds
  * its memo (mt_snapshot.kfmemo), as the names depend on the snapshot's
  * freed code as well as the address: it goes with the snapshot.  They

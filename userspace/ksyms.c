@@ -48,6 +48,8 @@ struct ksyms {
 	size_t modules_len;
 	struct ksym_module *mods;	/* sorted by start */
 	size_t nr_mods;
+	/* ksyms_frame()'s module for init code freed since: "<module> init" */
+	char init_module[64 + sizeof(" init")];	/* module names: < MODULE_NAME_LEN, 64 */
 };
 
 /* A name or module string table that grows by doubling. */
@@ -505,20 +507,26 @@ static void resolve_frame(struct ksyms *ks, const struct mt_snapshot *snap,
 	}
 }
 
-void ksyms_format_frame(struct ksyms *ks, const struct mt_snapshot *snap,
-			uint32_t epoch, uint64_t ret, char *buf, size_t len)
+void ksyms_frame(struct ksyms *ks, const struct mt_snapshot *snap, uint32_t epoch,
+		 uint64_t ret, struct rm_frame *f)
 {
-	struct kframe f;
+	struct kframe k;
 
-	resolve_frame(ks, snap, epoch, ret, &f);
-	if (f.name)
-		snprintf(buf, len, "%s+0x%llx [%s]", f.name,
-			 (unsigned long long)(ret - f.start), f.module);
-	else if (f.module)
-		snprintf(buf, len, "0x%016llx [%s%s]", (unsigned long long)ret, f.module,
-			 f.init ? " init" : "");
-	else
-		snprintf(buf, len, "0x%016llx [unknown]", (unsigned long long)ret);
+	resolve_frame(ks, snap, epoch, ret, &k);
+	memset(f, 0, sizeof(*f));
+	f->addr = ret;
+	f->function = (char *)k.name;
+	f->module = (char *)k.module;
+	if (k.name) {
+		f->offset = ret - k.start;
+	} else if (k.module) {
+		/* No function: the address itself, in the module's code. */
+		f->offset = ret;
+		if (k.init) {
+			snprintf(ks->init_module, sizeof(ks->init_module), "%s init", k.module);
+			f->module = ks->init_module;
+		}
+	}
 }
 
 bool ksyms_frame_in_module(struct ksyms *ks, const struct mt_snapshot *snap,
@@ -528,11 +536,6 @@ bool ksyms_frame_in_module(struct ksyms *ks, const struct mt_snapshot *snap,
 
 	resolve_frame(ks, snap, epoch, ret, &f);
 	return f.module && !strcmp(f.module, module);
-}
-
-void ksyms_format(struct ksyms *ks, uint64_t ret, char *buf, size_t len)
-{
-	ksyms_format_frame(ks, NULL, 0, ret, buf, len);
 }
 
 size_t ksyms_count(const struct ksyms *ks)

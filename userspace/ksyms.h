@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rmframe.h"
 #include "util.h"
 
 #define KSYMS_DEFAULT_PATH "/proc/kallsyms"
@@ -55,21 +56,24 @@ unsigned int ksyms_loads(const struct ksyms *ks);
 bool ksyms_lookup(const struct ksyms *ks, uint64_t addr, struct ksym *out);
 
 /*
- * A stack frame, i.e. a return address: "function+0xoff [module]" for the
- * function holding ret - 1, the offset that of ret; "0xaddr [unknown]"
- * where no function is known.  Frames in module code freed after a stack
- * (stored at epoch) was made are named from snap's freed functions
- * ("0xaddr [module init]" where none covers them).  A miss triggers one
- * reload per loaded table, so a module loaded after the last reload still
- * resolves.  snap may be NULL.
+ * A stack frame, i.e. a return address, into f: the function holding
+ * ret - 1 and the offset of ret in it, and its module ("kernel" for
+ * vmlinux); no file or line (kallsyms has none).  Where no function is
+ * known, function is NULL and offset ret (module NULL: unknown).  Frames
+ * in module code freed after a stack (stored at epoch) was made are named
+ * from snap's freed functions (module "<module> init" where none covers
+ * them: its init code).  A miss triggers one reload per loaded table, so
+ * a module loaded after the last reload still resolves.  snap may be NULL
+ * (a frame of no stored stack: a trace record's caller, an OOM kill's).
+ *
+ * f's strings are ks's and snap's: valid until the next call into ks,
+ * which may load the table again.  rm_frame_text() prints the frame.
  */
-void ksyms_format_frame(struct ksyms *ks, const struct mt_snapshot *snap,
-			uint32_t epoch, uint64_t ret, char *buf, size_t len);
+void ksyms_frame(struct ksyms *ks, const struct mt_snapshot *snap, uint32_t epoch,
+		 uint64_t ret, struct rm_frame *f);
 /* Whether that frame is in the code of module (as it was for that stack). */
 bool ksyms_frame_in_module(struct ksyms *ks, const struct mt_snapshot *snap,
 			   uint32_t epoch, uint64_t ret, const char *module);
-/* The same for a frame of no stored stack (a trace record's caller). */
-void ksyms_format(struct ksyms *ks, uint64_t ret, char *buf, size_t len);
 
 size_t ksyms_count(const struct ksyms *ks);
 /* Every address in the file was 0: kptr_restrict hides them (or not root). */

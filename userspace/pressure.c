@@ -66,6 +66,23 @@ static const char *constraint_name(uint32_t c)
 	}
 }
 
+/*
+ * A frame of an OOM kill's trigger stack, its text in text (len bytes):
+ * named by ks, or without ks the address alone (text and function alike).
+ */
+static void trigger_frame(struct ksyms *ks, uint64_t ip, struct rm_frame *f, char *text,
+			  size_t len)
+{
+	if (ks) {
+		ksyms_frame(ks, NULL, 0, ip, f);
+		rm_frame_text(f, text, len);
+	} else {
+		snprintf(text, len, "0x%" PRIx64, ip);
+		*f = (struct rm_frame){ .addr = ip, .function = text };
+	}
+	f->text = text;
+}
+
 void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, time_t when,
 			     const char *memcg, struct ksyms *ks)
 {
@@ -98,13 +115,11 @@ void pressure_print_oom_kill(FILE *out, const struct memtrace_ev_oom_kill *r, ti
 		nr = (r->hdr.size - sizeof(*r)) / sizeof(uint64_t);
 	fprintf(out, "\ttrigger's kernel stack:\n");
 	for (uint32_t i = 0; i < nr; i++) {
+		struct rm_frame f;
 		char name[256];
 
-		if (ks)
-			ksyms_format(ks, frames[i], name, sizeof(name));
-		else
-			snprintf(name, sizeof(name), "0x%" PRIx64, (uint64_t)frames[i]);
-		fprintf(out, "\t\t%s\n", name);
+		trigger_frame(ks, frames[i], &f, name, sizeof(name));
+		fprintf(out, "\t\t%s\n", f.text);
 	}
 }
 
@@ -138,13 +153,11 @@ json_t *pressure_oom_kill_json(const struct memtrace_ev_oom_kill *r, const char 
 		json_decref(stack);
 		stack = json_array();
 		for (uint32_t i = 0; stack && i < nr; i++) {
+			struct rm_frame f;
 			char name[256];
 
-			if (ks)
-				ksyms_format(ks, frames[i], name, sizeof(name));
-			else
-				snprintf(name, sizeof(name), "0x%" PRIx64, (uint64_t)frames[i]);
-			json_array_append_new(stack, evjson_frame(frames[i], name));
+			trigger_frame(ks, frames[i], &f, name, sizeof(name));
+			json_array_append_new(stack, fmt_json_frame(&f));
 		}
 	}
 	mc = !r->memcg_id ? json_null() :
@@ -279,17 +292,10 @@ static char *oom_fold(const struct memtrace_ev_oom_kill *r, struct ksyms *ks)
 	if (!nr)
 		fputs(";[kernel stack hidden]", out);
 	while (nr-- > 0) {
-		struct rm_frame f = { 0 };
+		struct rm_frame f;
 
-		if (ks)
-			ksyms_format(ks, frames[nr], text, sizeof(text));
-		else
-			snprintf(text, sizeof(text), "0x%" PRIx64, (uint64_t)frames[nr]);
-		if (rmodel_parse_frame(text, &f) == 0)
-			fprintf(out, ";%s", fmt_frame_name(&f, name, sizeof(name)));
-		free(f.function);
-		free(f.module);
-		free(f.file);
+		trigger_frame(ks, frames[nr], &f, text, sizeof(text));
+		fprintf(out, ";%s", fmt_frame_name(&f, name, sizeof(name)));
 	}
 	if (fclose(out)) {
 		free(line);

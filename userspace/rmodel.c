@@ -2,8 +2,8 @@
 /*
  * Building the report model (rmodel.h).  Stacks are chosen and ranked by
  * the text report's own code (report_rank(), slabview_rows()) so that
- * every format shows what the text shows; frames are symbolized and split
- * into parts by frames.c, as the text report's own are.
+ * every format shows what the text shows; frames are symbolized into
+ * parts by frames.c, as the text report's own are.
  */
 #include "rmodel.h"
 
@@ -35,10 +35,10 @@ const char *rmodel_name(const struct report_model *m)
 	return m->mode == RM_GROWTH && m->growth_mode ? m->growth_mode : rmodel_mode_name(m->mode);
 }
 
-int rmodel_add_user_frame(struct rm_stack *st, size_t *cap, uint64_t addr, const char *text,
+int rmodel_add_user_frame(struct rm_stack *st, size_t *cap, const struct rm_frame *f,
 			  struct usyms *us)
 {
-	return rmodel_add_frame(&st->frames, &st->nr_frames, cap, addr, text, us);
+	return rmodel_add_frame(&st->frames, &st->nr_frames, cap, f, us);
 }
 
 static void model_header(struct report_model *m, const struct mt_snapshot *snap,

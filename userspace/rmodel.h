@@ -2,7 +2,7 @@
 /*
  * The report model: what one report says, once, for every output format to
  * render.  The stacks the text report shows, in its order, with their
- * numbers and their frames already symbolized, split into parts (function,
+ * numbers and their frames already symbolized into parts (function,
  * offset, module, source line) as well as the text the report prints.
  * fmt_folded.c, fmt_json.c and fmt_pprof.c each render a model; none of
  * them looks at a snapshot or a symbolizer.  A frame (struct rm_frame,
@@ -96,11 +96,11 @@ struct report_model {
 const char *rmodel_name(const struct report_model *m);
 
 /*
- * Adds a frame of a process's stack to st: its text as usyms_format()
- * wrote it, split into parts, with its mapping from us (NULL: none known).
+ * Adds a copy of a frame of a process's stack to st (as usyms_frames()
+ * filled it), with its text and its mapping from us (NULL: none known).
  * *cap is st->frames' room (0 at first).  Returns 0 or -ENOMEM.
  */
-int rmodel_add_user_frame(struct rm_stack *st, size_t *cap, uint64_t addr, const char *text,
+int rmodel_add_user_frame(struct rm_stack *st, size_t *cap, const struct rm_frame *f,
 			  struct usyms *us);
 
 /*

@@ -33,13 +33,18 @@ void tracefmt_line(FILE *out, const struct memtrace_trace_rec *r, struct ksyms *
 	bool user = r->kind == MEMTRACE_KIND_USER || r->kind == MEMTRACE_KIND_USER_MMAP;
 	struct usyms *us = user && images ? images_usyms_of(images, r->cache_id, r->pid) : NULL;
 	char comm[MEMTRACE_COMM_LEN + 1], frame[600] = "?";
+	struct rm_frame f;
 
 	memcpy(comm, r->comm, MEMTRACE_COMM_LEN);
 	comm[MEMTRACE_COMM_LEN] = '\0';
-	if (r->caller && user && us)
-		usyms_format(us, r->caller, frame, sizeof(frame), 1);
-	else if (r->caller && !user && ks)
-		ksyms_format(ks, r->caller, frame, sizeof(frame));
+	/* The caller's function, not what was inlined in it: one frame. */
+	if (r->caller && user && us) {
+		usyms_frames(us, r->caller, &f, 1);
+		rm_frame_text(&f, frame, sizeof(frame));
+	} else if (r->caller && !user && ks) {
+		ksyms_frame(ks, NULL, 0, r->caller, &f);
+		rm_frame_text(&f, frame, sizeof(frame));
+	}
 	fprintf(out, "[%" PRIu64 ".%06" PRIu64 "] %s kind=%s size=%" PRIu32 " addr=0x%" PRIx64
 		" pid=%" PRIu32 " comm=%s from %s\n",
 		(uint64_t)(r->ts_ns / 1000000000ULL), (uint64_t)(r->ts_ns % 1000000000ULL / 1000),

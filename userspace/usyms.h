@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rmframe.h"
 #include "util.h"
 
 struct usyms;
@@ -52,7 +53,8 @@ void usyms_free(struct usyms *u);
 /*
  * Re-reads the mappings; if the process mapped or unmapped code since the
  * last read (a dlopen, an exec), reports them to libdwfl again, so that
- * code resolves, and empties the cache of formatted addresses.  Only
+ * code resolves, and empties the cache of symbolized addresses (the
+ * strings of frames usyms_frames() gave out go with it).  Only
  * mappings of files with code count: malloc's anonymous mappings come and
  * go all the time in a leaking process and must not empty the cache.
  * Libraries still mapped keep their open files and tables.
@@ -65,17 +67,18 @@ void usyms_free(struct usyms *u);
 int usyms_refresh(struct usyms *u, struct mt_err *err);
 
 /*
- * Symbolizes one return address (the instruction after a call), innermost
- * frame first, one frame per line.  The function, line and inline chain are
- * those of addr - 1, the call itself; the offset printed is that of addr, as
- * memleak prints it:
+ * Symbolizes one return address (the instruction after a call) into
+ * frames, innermost first.  The function, line and inline chain are those
+ * of addr - 1, the call itself; the offset is that of addr, as memleak
+ * prints it.  rm_frame_text() prints a frame as the text report does:
  *
  *	"fibonacci+0x23 [leak] leak.c:12"
  *
- * with " file:LINE" (basename) only where there is DWARF, and [binary] the
- * basename of the mapped file ("libc.so.6"; "vdso" for the vDSO).  A
- * function inlined at the call comes first, as its own line, with the line
- * in it; the line of the function it was inlined in is that of the call:
+ * with file and line (the file's basename) only where there is DWARF,
+ * and module the basename of the mapped file ("libc.so.6"; "vdso" for the
+ * vDSO).  A function inlined at the call comes first, as a frame of its
+ * own (inlined, no offset) with the line in it; the line of the function
+ * it was inlined in is that of the call:
  *
  *	"grow [leak] leak.c:5 (inlined)"
  *	"fibonacci+0x23 [leak] leak.c:12"	(12: where grow was inlined)
@@ -83,18 +86,21 @@ int usyms_refresh(struct usyms *u, struct mt_err *err);
  * The function name is that of the ELF symbol (of aliases, the plainest:
  * "malloc", not "__libc_malloc"; C++ names demangled by libstdc++'s
  * __cxa_demangle: "operator new(unsigned long)"); inlined ones are DWARF
- * names.  An
- * address in a module without a symbol for it prints as
- * "0x<address in the file> [libc.so.6]" (what objdump and addr2line -e
- * take), one outside every module as "0x<16 hex digits> [unknown]".
+ * names.  Names are cut to their first 256 bytes (a demangled one: 400),
+ * modules and files to 64.  An address in a module without a symbol for
+ * it has no function, and offset the address in the file
+ * ("0x<offset> [libc.so.6]", what objdump and addr2line -e take); one
+ * outside every module has neither function nor module
+ * ("0x<16 hex digits> [unknown]"), as has every address once memory ran
+ * out.
  *
- * Line i goes to buf + i * line_len, NUL-terminated and cut to line_len - 1
- * bytes: buf holds max * line_len bytes.  At most max lines: past that, the
- * innermost inlined frames are kept and the function line replaces the
- * last of them.  Returns the number of lines written, >= 1, or 0 only for
- * max or line_len 0.
+ * At most max frames: past that, the innermost inlined frames are kept
+ * and the function's frame replaces the last of them.  The frames'
+ * strings are u's: valid until usyms_refresh() or usyms_free(); their
+ * text and mapping (map_path...) are not set.  Returns the number of
+ * frames written, >= 1, or 0 only for max 0.
  */
-size_t usyms_format(struct usyms *u, uint64_t addr, char *buf, size_t line_len, size_t max);
+size_t usyms_frames(struct usyms *u, uint64_t addr, struct rm_frame *frames, size_t max);
 
 /*
  * The object mapped at a return address, as a profile's mapping names it

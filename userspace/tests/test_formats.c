@@ -114,54 +114,62 @@ static char *folded_text(const struct report_model *m)
 	return text;
 }
 
-static void test_parse_frame(void)
+/*
+ * rm_frame_text(): a frame's parts, as both symbolizers fill them, into
+ * the text the text report prints (the address shown with no function:
+ * the offset in the module, else the address itself).
+ */
+static void test_frame_text(void)
 {
 	static const struct {
 		const char *text, *function, *module, *file;
-		uint64_t offset;
+		uint64_t addr, offset;
 		uint32_t line;
 		bool inlined;
 	} cases[] = {
-		{ "kmalloc_trace+0x1a [kernel]", "kmalloc_trace", "kernel", NULL, 0x1a, 0, false },
-		{ "0xffffffff70000000 [unknown]", NULL, NULL, NULL, 0, 0, false },
+		{ "kmalloc_trace+0x1a [kernel]", "kmalloc_trace", "kernel", NULL, 0, 0x1a, 0,
+		  false },
+		{ "0xffffffff70000000 [unknown]", NULL, NULL, NULL, 0xffffffff70000000ULL, 0, 0,
+		  false },
 		{ "0xffffffffc0d00090 [memtrace_leaker init]", NULL, "memtrace_leaker init", NULL,
-		  0, 0, false },
-		{ "fibonacci+0x23 [leak] leak.c:12", "fibonacci", "leak", "leak.c", 0x23, 12, false },
-		{ "grow [leak] leak.c:5 (inlined)", "grow", "leak", "leak.c", 0, 5, true },
-		{ "0x9a0f1 [libc.so.6]", NULL, "libc.so.6", NULL, 0, 0, false },
+		  0xffffffffc0d00090ULL, 0xffffffffc0d00090ULL, 0, false },
+		{ "fibonacci+0x23 [leak] leak.c:12", "fibonacci", "leak", "leak.c", 0, 0x23, 12,
+		  false },
+		{ "grow [leak] leak.c:5 (inlined)", "grow", "leak", "leak.c", 0, 0, 5, true },
+		{ "0x9a0f1 [libc.so.6]", NULL, "libc.so.6", NULL, 0x7f000009a0f1ULL, 0x9a0f1, 0,
+		  false },
+		{ "0x1130 [noline] noline.c:7", NULL, "noline", "noline.c", 0x401130, 0x1130, 7,
+		  false },
+		{ "0x00007f0000001234 [unknown]", NULL, NULL, NULL, 0x7f0000001234ULL, 0, 0,
+		  false },
 		{ "std::vector<int, std::allocator<int> >::operator[](unsigned long)+0x4 "
 		  "[libfoo.so] vec.h:1066", "std::vector<int, std::allocator<int> >::operator[]"
-		  "(unsigned long)", "libfoo.so", "vec.h", 4, 1066, false },
+		  "(unsigned long)", "libfoo.so", "vec.h", 0, 4, 1066, false },
 		{ "operator new(unsigned long)+0x1c [libstdc++.so.6]",
-		  "operator new(unsigned long)", "libstdc++.so.6", NULL, 0x1c, 0, false },
+		  "operator new(unsigned long)", "libstdc++.so.6", NULL, 0, 0x1c, 0, false },
 	};
+	char text[600], cut[8];
 	bool ok = true;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct rm_frame f = { 0 };
-		bool same;
+		struct rm_frame f = {
+			.addr = cases[i].addr, .function = (char *)cases[i].function,
+			.offset = cases[i].offset, .module = (char *)cases[i].module,
+			.file = (char *)cases[i].file, .line = cases[i].line,
+			.inlined = cases[i].inlined,
+		};
 
-		rmodel_parse_frame(cases[i].text, &f);
-		same = !(cases[i].function ? !f.function || strcmp(f.function, cases[i].function) :
-			 f.function != NULL) &&
-		       !(cases[i].module ? !f.module || strcmp(f.module, cases[i].module) :
-			 f.module != NULL) &&
-		       !(cases[i].file ? !f.file || strcmp(f.file, cases[i].file) : f.file != NULL) &&
-		       f.offset == cases[i].offset && f.line == cases[i].line &&
-		       f.inlined == cases[i].inlined;
-		if (!same) {
-			diag("'%s': function '%s' module '%s' file '%s' +0x%" PRIx64 " line %u%s",
-			     cases[i].text, f.function ? f.function : "(null)",
-			     f.module ? f.module : "(null)", f.file ? f.file : "(null)", f.offset,
-			     f.line, f.inlined ? " inlined" : "");
+		if (strcmp(rm_frame_text(&f, text, sizeof(text)), cases[i].text)) {
+			diag("expected '%s', got '%s'", cases[i].text, text);
 			ok = false;
 		}
-		free(f.function);
-		free(f.module);
-		free(f.file);
 	}
-	check(ok, "formats: frame texts of both symbolizers split into function, offset, "
-	      "module, file, line, inlined");
+	check(ok, "formats: a frame's parts (function, offset, module, file, line, inlined) "
+	      "as the text report prints them, for both symbolizers' frames");
+	check(!strcmp(rm_frame_text(&(struct rm_frame){ .function = "kfree", .offset = 0x1a,
+							 .module = "kernel" }, cut, sizeof(cut)),
+		      "kfree+0"),
+	      "formats: a frame's text is cut to its buffer, as snprintf cuts");
 }
 
 static void test_folded(void)
@@ -580,7 +588,7 @@ static void test_memcheck(void)
 /*
  * A growth mode's model (RM_GROWTH), as growth.c builds it: --faults'
  * stacks of two processes, one without a user stack, frames as usyms
- * writes them (no mappings: no process to read).
+ * fills them (no mappings: no process to read).
  */
 static void growth_model(struct report_model *m)
 {
@@ -588,14 +596,20 @@ static void growth_model(struct report_model *m)
 		const char *comm;
 		uint32_t pid;
 		uint64_t faults, major;
-		const char *frames[3];
+		size_t nr_frames;
+		struct rm_frame frames[3];
 	} stacks[] = {
-		{ "memgrowth", 41, 64, 4, { "touch_pages+0x1c [memgrowth]",
-					    "run_faults+0x33 [memgrowth] memgrowth.c:88",
-					    "main+0x91 [memgrowth] memgrowth.c:120" } },
-		{ "memgrowth", 41, 10, 0, { "0x00007f0000001234 [unknown]",
-					    "main+0x91 [memgrowth] memgrowth.c:120" } },
-		{ "sh", 40, 3, 1, { NULL } },
+		{ "memgrowth", 41, 64, 4, 3, {
+			{ .function = "touch_pages", .offset = 0x1c, .module = "memgrowth" },
+			{ .function = "run_faults", .offset = 0x33, .module = "memgrowth",
+			  .file = "memgrowth.c", .line = 88 },
+			{ .function = "main", .offset = 0x91, .module = "memgrowth",
+			  .file = "memgrowth.c", .line = 120 } } },
+		{ "memgrowth", 41, 10, 0, 2, {
+			{ .function = NULL },	/* in no module: [unknown] */
+			{ .function = "main", .offset = 0x91, .module = "memgrowth",
+			  .file = "memgrowth.c", .line = 120 } } },
+		{ "sh", 40, 3, 1, 0, { { 0 } } },
 	};
 
 	memset(m, 0, sizeof(*m));
@@ -614,9 +628,12 @@ static void growth_model(struct report_model *m)
 		st->pid = stacks[i].pid;
 		st->count = stacks[i].faults;
 		st->major = stacks[i].major;
-		for (size_t f = 0; f < 3 && stacks[i].frames[f]; f++)
-			rmodel_add_user_frame(st, &cap, 0x401000 + 0x10 * f, stacks[i].frames[f],
-					      NULL);
+		for (size_t f = 0; f < stacks[i].nr_frames; f++) {
+			struct rm_frame frame = stacks[i].frames[f];
+
+			frame.addr = 0x401000 + 0x10 * f;
+			rmodel_add_user_frame(st, &cap, &frame, NULL);
+		}
 		if (!st->nr_frames)
 			st->note = strdup("[no user stack]");
 		m->count += st->count;
@@ -725,7 +742,7 @@ void formats_tests(void)
 	test_memcheck();
 	test_svg();
 	test_prometheus();
-	test_parse_frame();
+	test_frame_text();
 	test_folded();
 	test_memleak_text();
 	test_json();

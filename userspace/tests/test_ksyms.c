@@ -10,9 +10,11 @@
 
 static bool formats_as(struct ksyms *ks, uint64_t addr, const char *want)
 {
+	struct rm_frame f;
 	char buf[256];
 
-	ksyms_format(ks, addr, buf, sizeof(buf));
+	ksyms_frame(ks, NULL, 0, addr, &f);
+	rm_frame_text(&f, buf, sizeof(buf));
 	if (strcmp(buf, want)) {
 		diag("0x%llx: expected \"%s\", got \"%s\"", (unsigned long long)addr, want, buf);
 		return false;
@@ -56,6 +58,18 @@ static void test_basic(void)
 	check(formats_as(ks, 0xffffffffc0a00123ULL, "memtrace_leaker_work+0x23 [memtrace_leaker]") &&
 	      formats_as(ks, 0xffffffffc0b00010ULL, "other_fn+0x10 [other_mod]"),
 	      "ksyms names module symbols with [module]");
+	{
+		struct rm_frame f, g;
+
+		ksyms_frame(ks, NULL, 0, 0xffffffffc0a00123ULL, &f);
+		ksyms_frame(ks, NULL, 0, 0x10ULL, &g);
+		check(f.addr == 0xffffffffc0a00123ULL && f.function &&
+		      !strcmp(f.function, "memtrace_leaker_work") && f.offset == 0x23 &&
+		      f.module && !strcmp(f.module, "memtrace_leaker") && !f.file && !f.line &&
+		      !f.inlined && !f.text && g.addr == 0x10 && !g.function && !g.module,
+		      "ksyms fills a frame's function, offset and module (no file: kallsyms has "
+		      "none); an unknown one has neither function nor module");
+	}
 	check(formats_as(ks, 0xffffffffc0a00090ULL, "0xffffffffc0a00090 [unknown]") &&
 	      formats_as(ks, 0xffffffffc0a00080ULL, "memtrace_leaker_init+0x80 [memtrace_leaker]"),
 	      "ksyms bounds a function by the next symbol, a data symbol too: "

@@ -291,6 +291,18 @@ static void test_freed_code(void)
 			  "\t\tmemtrace_leaker_work+0x10 [memtrace_leaker]\n") != NULL;
 	check(ok, "a frame in freed init code is named from the module's own symbols, "
 	      "or its module where no function covers it");
+	{
+		struct rm_frame f, g;
+
+		ksyms_frame(ctx.ksyms, &snap, 0, 0xffffffffc0d00090ULL, &f);
+		ok = !f.function && f.module && !strcmp(f.module, "memtrace_leaker init") &&
+		     f.offset == 0xffffffffc0d00090ULL;
+		ksyms_frame(ctx.ksyms, &snap, 0, 0xffffffffc0d00030ULL, &g);
+		ok = ok && g.function && !strcmp(g.function, "leaker_init") && g.offset == 0x30 &&
+		     g.module && !strcmp(g.module, "memtrace_leaker");
+		check(ok, "ksyms fills a frame in freed code: its function, or module "
+		      "\"<module> init\" and the address");
+	}
 	ok = strstr(text, "\t1024 bytes in 4 allocations from stack\n"
 			  "\t\tgone_fn+0x10 [gone_mod]\n") &&
 	     strstr(text, "\t64 bytes in 2 allocations from stack\n"

@@ -79,6 +79,21 @@ static TEST_NOIPA uint64_t usyms_test_outer(void)
 
 static char test_lines[MAX_LINES * LINE_LEN];
 
+/*
+ * addr's frames as the text report prints them (usyms_frames(), then
+ * rm_frame_text()), line i at buf + i * line_len, at most max of them.
+ */
+static size_t format_lines(struct usyms *u, uint64_t addr, char *buf, size_t line_len,
+			   size_t max)
+{
+	struct rm_frame frames[MAX_LINES];
+	size_t n = usyms_frames(u, addr, frames, max < MAX_LINES ? max : MAX_LINES);
+
+	for (size_t i = 0; i < n; i++)
+		rm_frame_text(&frames[i], buf + i * line_len, line_len);
+	return n;
+}
+
 static const char *line_at(size_t i)
 {
 	return test_lines + i * LINE_LEN;
@@ -87,7 +102,7 @@ static const char *line_at(size_t i)
 /* Formats addr and compares the lines with want (NULL-terminated). */
 static bool formats_as(struct usyms *u, uint64_t addr, const char *const *want)
 {
-	size_t n = usyms_format(u, addr, test_lines, LINE_LEN, MAX_LINES), nr_want = 0;
+	size_t n = format_lines(u, addr, test_lines, LINE_LEN, MAX_LINES), nr_want = 0;
 	bool same;
 
 	while (want[nr_want])
@@ -193,7 +208,7 @@ static void test_self(void)
 	      "usyms reports an address outside every mapping as [unknown]");
 
 	sym = libc_sym("malloc");
-	check(sym && usyms_format(u, (uint64_t)(uintptr_t)sym + 4, test_lines, LINE_LEN,
+	check(sym && format_lines(u, (uint64_t)(uintptr_t)sym + 4, test_lines, LINE_LEN,
 				  MAX_LINES) >= 1 &&
 	      is_symbol_frame(line_at(0), libc(), sym, 4, "libc.so.6"),
 	      "usyms resolves malloc+0x4 [libc.so.6] (%s)", line_at(0));
@@ -224,12 +239,12 @@ static void test_inline(void)
 	      "usyms shows inlined functions innermost first, each at its call site");
 
 	/* Too few lines: the innermost are kept, and the function line. */
-	ok = usyms_format(u, ret, test_lines, LINE_LEN, 2) == 2 &&
+	ok = format_lines(u, ret, test_lines, LINE_LEN, 2) == 2 &&
 	     !strcmp(line_at(0), inner) && !strcmp(line_at(1), outer);
 	check(ok, "usyms keeps the function line when max cuts the inline chain");
-	ok = usyms_format(u, ret, test_lines, 6, 1) == 1 && !strcmp(line_at(0), "usyms");
+	ok = format_lines(u, ret, test_lines, 6, 1) == 1 && !strcmp(line_at(0), "usyms");
 	check(ok, "usyms cuts lines to line_len - 1 bytes (\"%s\")", line_at(0));
-	check(usyms_format(u, ret, test_lines, LINE_LEN, 0) == 0,
+	check(format_lines(u, ret, test_lines, LINE_LEN, 0) == 0,
 	      "usyms writes nothing for max 0");
 	usyms_free(u);
 }
@@ -270,7 +285,7 @@ static void test_vdso(void)
 		return;
 	}
 	for (addr = start + 1; addr < end && !named; addr += 16) {
-		size_t n = usyms_format(u, addr, test_lines, LINE_LEN, MAX_LINES);
+		size_t n = format_lines(u, addr, test_lines, LINE_LEN, MAX_LINES);
 
 		named = strstr(line_at(n - 1), "+0x") && strstr(line_at(n - 1), " [vdso]");
 	}
@@ -304,7 +319,7 @@ static void test_dlopen(void)
 		check(false, "usyms starts on this process: %s", err.msg);
 		return;
 	}
-	usyms_format(u, ret, test_lines, LINE_LEN, MAX_LINES);
+	format_lines(u, ret, test_lines, LINE_LEN, MAX_LINES);
 	/* Our mallocs map and unmap memory: those changes must not count. */
 	free(malloc(64 << 20));
 	r1 = usyms_refresh(u, &err);
@@ -320,7 +335,7 @@ static void test_dlopen(void)
 	} else {
 		r2 = usyms_refresh(u, &err);
 		check(r2 == 0 && usyms_reports(u) == 2 && usyms_cached(u) == 0 &&
-		      usyms_format(u, (uint64_t)(uintptr_t)sym + 4, test_lines, LINE_LEN,
+		      format_lines(u, (uint64_t)(uintptr_t)sym + 4, test_lines, LINE_LEN,
 				   MAX_LINES) >= 1 &&
 		      is_symbol_frame(line_at(0), lib, sym, 4, "libm.so.6"),
 		      "usyms refresh finds a dlopen'ed library, emptying the cache (%s)",
@@ -382,7 +397,7 @@ static void test_exited(void)
 	check(ok, "usyms refresh of a reaped process returns -ESRCH, lookups go on");
 	/* Not looked up before the process died: libc was opened when reported. */
 	sym = libc_sym("free");
-	ok = sym && usyms_format(u, (uint64_t)(uintptr_t)sym + 4, test_lines, LINE_LEN,
+	ok = sym && format_lines(u, (uint64_t)(uintptr_t)sym + 4, test_lines, LINE_LEN,
 				 MAX_LINES) >= 1 &&
 	     is_symbol_frame(line_at(0), libc(), sym, 4, "libc.so.6");
 	check(ok, "usyms resolves new addresses of an exited process (%s)", line_at(0));
@@ -446,7 +461,7 @@ static void test_exec(void)
 	while (ok && !runs_with_libc(pid, "/bin/sleep") && tries++ < 500)
 		usleep(10000);
 	ok = ok && usyms_refresh(u, &err) == 0 && usyms_reports(u) == 2 &&
-	     usyms_format(u, ret, test_lines, LINE_LEN, MAX_LINES) >= 1 &&
+	     format_lines(u, ret, test_lines, LINE_LEN, MAX_LINES) >= 1 &&
 	     !strstr(line_at(0), self_name());
 	check(ok, "usyms refresh follows an exec (then: %s)", line_at(0));
 	usyms_free(u);
@@ -523,7 +538,7 @@ static void test_deleted(void)
 		check(false, "usyms: cannot run a child with a copy of libm");
 	} else {
 		ok = usyms_new(pid, &u, &err) == 0 &&
-		     usyms_format(u, addr + 4, test_lines, LINE_LEN, MAX_LINES) >= 1;
+		     format_lines(u, addr + 4, test_lines, LINE_LEN, MAX_LINES) >= 1;
 		snprintf(want, sizeof(want), "cbrt+0x4 [libusyms-test.so]");
 		check(ok && !strncmp(line_at(0), want, strlen(want)),
 		      "usyms resolves a deleted library through map_files (%s)",
@@ -627,7 +642,7 @@ static void test_speed(void)
 	step = (end - start) / nr;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t i = 0; i < nr; i++) {
-		size_t n = usyms_format(u, start + 1 + i * step, test_lines, LINE_LEN, MAX_LINES);
+		size_t n = format_lines(u, start + 1 + i * step, test_lines, LINE_LEN, MAX_LINES);
 
 		lines += n;
 		with_src += strchr(line_at(n - 1), ':') != NULL;
@@ -635,7 +650,7 @@ static void test_speed(void)
 	cold = seconds_since(&t0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t i = 0; i < nr; i++)
-		usyms_format(u, start + 1 + i * step, test_lines, LINE_LEN, MAX_LINES);
+		format_lines(u, start + 1 + i * step, test_lines, LINE_LEN, MAX_LINES);
 	warm = seconds_since(&t0);
 	diag("usyms: %zu distinct libc addresses in %.3f s (%zu lines, %zu with file:line), "
 	     "again from the cache in %.3f s", nr, cold, lines, with_src, warm);
@@ -677,7 +692,7 @@ static void test_demangle(void)
 	}
 	ret = make(capture_ret);
 	if (usyms_new(getpid(), &u, &err) == 0) {
-		usyms_format(u, ret, test_lines, LINE_LEN, MAX_LINES);
+		format_lines(u, ret, test_lines, LINE_LEN, MAX_LINES);
 		check(!strncmp(line_at(0), "demo::Widget::make(unsigned long (*)())+0x", 42) &&
 		      strstr(line_at(0), "[libusyms-cxx.so] usyms-cxx.cc:"),
 		      "a C++ frame is demangled: %s", line_at(0));
@@ -758,7 +773,7 @@ static void debug_in_root(const char *how)
 		return;
 	}
 	if (usyms_new(pid, &u, &err) == 0) {
-		usyms_format(u, work + 1, test_lines, LINE_LEN, MAX_LINES);
+		format_lines(u, work + 1, test_lines, LINE_LEN, MAX_LINES);
 		check(!strncmp(line_at(0), "work+0x1 [prog] usyms-debug.c:", 30),
 		      "usyms finds the debug file in the process's own tree by %s: %s", how,
 		      line_at(0));
@@ -782,10 +797,78 @@ static void test_debug_files(void)
 	debug_in_root("debuglink");
 }
 
+/* Whether f has these parts (function and file NULL: none), diag if not. */
+static bool frame_is(const struct rm_frame *f, uint64_t addr, const char *function,
+		     uint64_t offset, const char *module, const char *file, uint32_t line,
+		     bool inlined)
+{
+	bool same = f->addr == addr && f->offset == offset && f->line == line &&
+		    f->inlined == inlined && !f->text && !f->map_path &&
+		    (function ? f->function && !strcmp(f->function, function) : !f->function) &&
+		    (module ? f->module && !strcmp(f->module, module) : !f->module) &&
+		    (file ? f->file && !strcmp(f->file, file) : !f->file);
+
+	if (!same)
+		diag("frame 0x%llx: function %s +0x%llx module %s file %s:%u%s; wanted "
+		     "%s +0x%llx %s %s:%u%s", (unsigned long long)f->addr,
+		     f->function ? f->function : "(none)", (unsigned long long)f->offset,
+		     f->module ? f->module : "(none)", f->file ? f->file : "(none)", f->line,
+		     f->inlined ? " inlined" : "", function ? function : "(none)",
+		     (unsigned long long)offset, module ? module : "(none)",
+		     file ? file : "(none)", line, inlined ? " inlined" : "");
+	return same;
+}
+
+/*
+ * The frames usyms fills, part by part: the text's tests above check
+ * what they print, these what every other format reads (the function,
+ * offset, module, file, line and inlined of each).
+ */
+static void test_frame_parts(void)
+{
+	uint64_t caller = usyms_test_caller(), outer = usyms_test_outer();
+	const char *bin = self_name();
+	struct rm_frame f[MAX_LINES];
+	struct usyms *u = NULL;
+	struct mt_err err;
+	void *sym = libc_sym("malloc");
+	bool ok;
+
+	if (usyms_new(getpid(), &u, &err)) {
+		check(false, "usyms starts on this process: %s", err.msg);
+		return;
+	}
+	ok = usyms_frames(u, caller, f, MAX_LINES) == 1 &&
+	     frame_is(&f[0], caller, "usyms_test_caller",
+		      caller - (uint64_t)(uintptr_t)&usyms_test_caller, bin, "test_usyms.c",
+		      (uint32_t)caller_line, false);
+	check(ok, "usyms fills a frame's function, offset, module, file and line");
+	ok = usyms_frames(u, outer, f, MAX_LINES) == 3 &&
+	     frame_is(&f[0], outer, "usyms_test_inner", 0, bin, "test_usyms.c",
+		      (uint32_t)inner_line, true) &&
+	     frame_is(&f[1], outer, "usyms_test_middle", 0, bin, "test_usyms.c",
+		      (uint32_t)middle_line, true) &&
+	     frame_is(&f[2], outer, "usyms_test_outer",
+		      outer - (uint64_t)(uintptr_t)&usyms_test_outer, bin, "test_usyms.c",
+		      (uint32_t)outer_line, false);
+	check(ok, "usyms fills inlined calls as frames of their own, innermost first, each "
+	      "with the line of the call in it");
+	ok = usyms_frames(u, 0x10, f, MAX_LINES) == 1 &&
+	     frame_is(&f[0], 0x10, NULL, 0, NULL, NULL, 0, false);
+	check(ok, "usyms: an address in no module has neither function nor module");
+	ok = sym && usyms_frames(u, (uint64_t)(uintptr_t)sym + 4, f, 1) == 1 &&
+	     f[0].function && dlsym(libc(), f[0].function) == sym && f[0].offset == 4 &&
+	     f[0].module && !strcmp(f[0].module, "libc.so.6") && !f[0].inlined;
+	check(ok, "usyms fills libc's malloc+0x4 [libc.so.6] (%s)",
+	      ok ? f[0].function : "no frame");
+	usyms_free(u);
+}
+
 void usyms_tests(void)
 {
 	test_self();
 	test_inline();
+	test_frame_parts();
 	test_vdso();
 	test_dlopen();
 	test_exited();
