@@ -17,7 +17,12 @@
 #define MT_KPROBE_HOOKS_BUILT	IS_ENABLED(CONFIG_KRETPROBES)
 
 #if MT_KPROBE_HOOKS_BUILT
-/* The row's init, available, attach and detach (sources.c). */
+/*
+ * The row's init, available, attach and detach (sources.c).  Attach
+ * registers what it can and says what it could not (0 always; a path not
+ * probed is reported unseen): the table never detaches a row whose
+ * attach failed, so an attach that may fail must unregister what it did.
+ */
 int mt_kprobe_hooks_init(void);
 u32 mt_kprobe_hooks_available(void);
 int mt_kprobe_hooks_attach(u32 events);

@@ -40,6 +40,7 @@ static int mt_pressure_source_attach(u32 events)
 }
 
 #if MT_USER_BUILT
+/* One event, user mode's: nothing to choose. */
 static int mt_user_source_attach(u32 events)
 {
 	return mt_user_attach();
@@ -128,9 +129,10 @@ static bool mt_source_wanted(const struct mt_source *s, u32 events)
 
 static void mt_sources_exit_from(size_t n)
 {
-	while (n--)
+	while (n--) {
 		if (mt_sources[n].exit)
 			mt_sources[n].exit();
+	}
 }
 
 int mt_sources_init(void)
@@ -160,9 +162,10 @@ u32 mt_sources_available(void)
 	u32 events = 0;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(mt_sources); i++)
+	for (i = 0; i < ARRAY_SIZE(mt_sources); i++) {
 		if (mt_sources[i].available)
 			events |= mt_sources[i].available();
+	}
 	return events;
 }
 
@@ -178,9 +181,10 @@ int mt_sources_attach(u32 events)
 			continue;
 		ret = s->attach(events & s->events);
 		if (ret) {
-			while (i--)
+			while (i--) {
 				if (mt_source_wanted(&mt_sources[i], events))
 					mt_sources[i].detach();
+			}
 			return ret;
 		}
 	}
@@ -191,7 +195,8 @@ void mt_sources_detach(u32 events)
 {
 	size_t i = ARRAY_SIZE(mt_sources);
 
-	while (i--)
+	while (i--) {
 		if (mt_source_wanted(&mt_sources[i], events))
 			mt_sources[i].detach();
+	}
 }

@@ -3,12 +3,12 @@
  * The event sources, as one table (sources.c): a row per source, in the
  * order they attach, each with the events it serves, what it does at load
  * and unload, the events this kernel lets it serve, and its attach and
- * detach.  The session's control (control/tracer.c) goes through the
- * table only: it initialises every row at load, attaches the rows a
- * session's events ask for when it starts, and detaches them when it
- * stops; what one source offers beyond that (user mode's target, USDT
- * probe sites, counters for a snapshot) the device and the snapshot ask
- * the source's own header for.
+ * detach.  The session's control (control/tracer.c) initialises every
+ * row at load, attaches the rows a session's events ask for when it
+ * starts, and detaches them when it stops, through the table only; what
+ * one source offers beyond that (user mode's target ready, an owner's
+ * USDT probes released, counters for a snapshot or an ioctl) the control
+ * and the device ask the source's own header for.
  *
  * Attaching walks the rows in order; a row that fails has attached
  * nothing, and the rows attached before it are detached in reverse, so a
@@ -17,7 +17,9 @@
  * hooks, their allocation side: every free hook before any allocation
  * hook), user mode, pressure, growth, USDT.  User mode and the kernel
  * allocations' rows never attach together (a session traces the kernel's
- * allocators or one process's).
+ * allocators or one process's).  Only the rows together keep detach's
+ * promise: the allocation side's detach does not wait for its hooks
+ * (hooks.c), the free side's, detached after it, waits for both.
  *
  * Everything here runs under mt.lock, but init (at load).
  */
@@ -27,8 +29,11 @@
 #include <linux/types.h>
 
 /*
- * At load, each row's init in order: what this kernel has.  On a failure,
- * the rows done are exited in reverse, and the module does not load.
+ * At load, each row's init in order: what this kernel has.  A source this
+ * kernel lacks is no error (its available() says so): an init fails only
+ * where the module cannot load.  On a failure, the rows done are exited
+ * in reverse (exit is safe right after init), and the module does not
+ * load.
  */
 int mt_sources_init(void);
 /* At unload, no session running: each row's exit, in reverse order. */
