@@ -15,12 +15,14 @@
 #include <linux/types.h>
 #include <linux/memtrace.h>
 
+#include "sources/uprobes.h"
+
 struct mt_evring;
 struct pid;
 struct pid_namespace;
 
-/* Built into the module (Kbuild's condition). */
-#define MT_USDT_BUILT	(IS_ENABLED(CONFIG_UPROBES) && IS_ENABLED(CONFIG_X86_64))
+/* Built into the module with user mode's uprobes (one Kbuild condition). */
+#define MT_USDT_BUILT	MT_USER_BUILT
 
 #if MT_USDT_BUILT
 /* MEMTRACE_EV_USDT */
